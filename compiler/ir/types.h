@@ -1,0 +1,65 @@
+// Element types, tensor types and host tensors: the vocabulary every other
+// part of the compiler speaks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mgc {
+
+// Every compiler error is one of these; the CLI catches it and prints it.
+// Messages name the file / node / tensor and the reason.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class DType : uint8_t { F32, F16, F64, I64, I32, I8, U8, Bool };
+constexpr int kNumDTypes = 8;
+
+size_t dtypeSize(DType t);
+const char* dtypeName(DType t);  // "f32", "f16", "f64", "i64", "i32", "i8", "u8", "bool"
+bool parseDType(std::string_view s, DType* out);
+bool isFloat(DType t);  // f32, f16, f64
+
+using Shape = std::vector<int64_t>;
+int64_t numel(const Shape& s);
+std::string shapeStr(const Shape& s);  // "[1,3,64,64]"
+
+struct TensorType {
+  DType dtype = DType::F32;
+  Shape shape;
+  int64_t numel() const { return mgc::numel(shape); }
+  size_t bytes() const { return size_t(numel()) * dtypeSize(dtype); }
+  int rank() const { return int(shape.size()); }
+  std::string str() const;  // "f32[1,3,64,64]"
+  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
+  bool operator!=(const TensorType& o) const { return !(*this == o); }
+};
+
+// A dense, row-major tensor in host memory: constants, reference-evaluator
+// values, test data.
+struct HostTensor {
+  TensorType type;
+  std::vector<uint8_t> data;  // type.bytes() bytes, little-endian
+
+  HostTensor() = default;
+  explicit HostTensor(TensorType t) : type(std::move(t)), data(type.bytes()) {}
+  int64_t numel() const { return type.numel(); }
+  template <class T> T* as() { return reinterpret_cast<T*>(data.data()); }
+  template <class T> const T* as() const { return reinterpret_cast<const T*>(data.data()); }
+  // Element i converted to double / int64, whatever the dtype (f16 decoded).
+  double getF(int64_t i) const;
+  int64_t getI(int64_t i) const;
+  // Store v, converted to this tensor's dtype.
+  void setF(int64_t i, double v);
+  void setI(int64_t i, int64_t v);
+};
+
+float halfToFloat(uint16_t h);
+uint16_t floatToHalf(float f);
+
+}  // namespace mgc

@@ -1,0 +1,1 @@
+// ONNX importer (in progress)

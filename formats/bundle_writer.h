@@ -1,0 +1,64 @@
+// Writes a .mgb file image: header + FlatBuffer manifest + weight section.
+// Deterministic: the same spec gives the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mgb {
+
+struct KernelEntry {
+  std::string name;
+  std::vector<uint32_t> spirv;
+  std::string msl;
+  uint32_t localSize[3] = {1, 1, 1};
+  uint32_t numBindings = 0;
+};
+
+struct ArenaEntry {
+  uint8_t kind = 0;  // mgb::ArenaKind
+  uint64_t size = 0;
+};
+
+struct TensorEntry {
+  std::string name;
+  uint8_t dtype = 0;        // mgb::DType (external)
+  uint8_t deviceDtype = 0;  // mgb::DType F32 or I32
+  std::vector<int64_t> shape;
+  uint32_t arena = 0;
+  uint64_t offset = 0, size = 0;
+};
+
+struct RangeEntry {
+  uint32_t arena = 0;
+  uint64_t offset = 0, size = 0;
+};
+
+struct DispatchEntry {
+  uint32_t kernel = 0;
+  std::vector<uint32_t> params;
+  std::vector<RangeEntry> bindings;
+  uint32_t groups[3] = {1, 1, 1};
+  bool barrier = true;
+  std::string node;
+};
+
+struct EntryPointEntry {
+  std::string name;
+  std::vector<uint32_t> inputs, outputs;  // indices into BundleSpec::tensors
+  std::vector<DispatchEntry> dispatches;
+};
+
+struct BundleSpec {
+  std::string producer;
+  std::vector<KernelEntry> kernels;
+  std::vector<ArenaEntry> arenas;
+  std::vector<TensorEntry> tensors;
+  std::vector<EntryPointEntry> entryPoints;
+  std::vector<uint8_t> weights;  // initial contents of the Weights arena (arena 0)
+};
+
+std::vector<uint8_t> writeBundle(const BundleSpec& spec);
+
+}  // namespace mgb

@@ -1,0 +1,34 @@
+// Lowering: one IR node → the dispatches of library kernels that compute it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace mgc {
+
+struct DispatchPlan {
+  std::string kernel;               // library kernel name (kernels/src/<name>.comp)
+  std::vector<uint32_t> params;     // parameter block (binding 0)
+  std::vector<ValueId> bindings;    // whole tensors for bindings 1..n, in order
+  uint32_t groups[3] = {1, 1, 1};
+  std::string node;                 // IR node name
+};
+
+// True for ops that need no dispatch: the output is the input's storage
+// viewed with another shape (Reshape, Identity). The memory planner aliases
+// them.
+bool isAliasOp(const Node& n);
+
+// The dispatches for one node, in order (each depends on the previous one
+// when they share a tensor). Throws mgc::Error naming the node if no kernel
+// handles it (e.g. an unsupported dtype).
+std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n);
+
+// Device element type: every tensor lives on the GPU as 32-bit words.
+// Floats → F32, integers and bools → I32.
+DType deviceDType(DType t);
+
+}  // namespace mgc

@@ -1,0 +1,13 @@
+// Every graph pass, one per file in passes/.
+#pragma once
+
+#include "compiler/ir/graph.h"
+
+namespace mgc {
+
+void verifyGraph(Graph& g);    // verify.cpp: structural + type checks; throws mgc::Error
+void constFold(Graph& g);      // const_fold.cpp: nodes with all-constant inputs → constants
+void canonicalize(Graph& g);   // canonicalize.cpp: one spelling per op (BN folding, x*1, ...)
+void deadCodeElim(Graph& g);   // dce.cpp: drop nodes nothing uses
+
+}  // namespace mgc

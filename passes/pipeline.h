@@ -1,0 +1,21 @@
+// The pass pipeline: the ordered list of named stages every compile runs.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace mgc {
+
+struct Pass {
+  const char* name;  // as in --print-ir-after=NAME and the report
+  std::function<void(Graph&)> run;
+};
+
+// The graph-level pipeline in order: verify → const-fold → canonicalize →
+// fuse → dce. Memory planning and scheduling run after lowering (driver).
+const std::vector<Pass>& graphPipeline();
+
+}  // namespace mgc

@@ -1,0 +1,93 @@
+/* libmgrt: load a .mgb bundle and run it on a GPU (Vulkan).
+ *
+ * Every fallible call returns an mgrt_status; MGRT_OK is 0. On failure the
+ * message is available from mgrt_last_error() (per thread). The runtime
+ * never aborts or exits on bad input: a bundle is untrusted data.
+ *
+ * Typical use:
+ *   mgrt_context* ctx;  mgrt_context_create(&opts, &ctx);
+ *   mgrt_model* m;      mgrt_model_load_file(ctx, "model.mgb", &m);
+ *   mgrt_session* s;    mgrt_session_create(m, "infer", &s);
+ *   mgrt_session_set_input(s, "x", data, bytes);
+ *   mgrt_session_run(s);
+ *   mgrt_session_get_output(s, "y", out, bytes);
+ */
+#ifndef MGRT_H_
+#define MGRT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mgrt_status {
+  MGRT_OK = 0,
+  MGRT_INVALID_ARGUMENT = 1, /* bad call: null pointer, unknown name, wrong size */
+  MGRT_INVALID_BUNDLE = 2,   /* the bundle failed verification */
+  MGRT_UNSUPPORTED = 3,      /* the device lacks something the bundle needs */
+  MGRT_NO_DEVICE = 4,        /* no Vulkan loader or no usable device */
+  MGRT_OUT_OF_MEMORY = 5,
+  MGRT_DEVICE_ERROR = 6,     /* a Vulkan call failed (including device loss) */
+  MGRT_IO_ERROR = 7
+} mgrt_status;
+
+typedef enum mgrt_dtype {
+  MGRT_F32 = 0, MGRT_F16 = 1, MGRT_F64 = 2, MGRT_I64 = 3,
+  MGRT_I32 = 4, MGRT_I8 = 5, MGRT_U8 = 6, MGRT_BOOL = 7
+} mgrt_dtype;
+
+typedef struct mgrt_context mgrt_context;
+typedef struct mgrt_model mgrt_model;
+typedef struct mgrt_session mgrt_session;
+
+typedef struct mgrt_context_options {
+  int device_index;      /* -1: pick (env MGRT_DEVICE, else first discrete GPU, else any GPU, else CPU) */
+  int enable_validation; /* enable VK_LAYER_KHRONOS_validation; messages become errors */
+} mgrt_context_options;
+
+typedef struct mgrt_tensor_info {
+  const char* name;
+  mgrt_dtype dtype;
+  int rank;
+  const int64_t* shape;
+  size_t bytes; /* in the external dtype */
+} mgrt_tensor_info;
+
+const char* mgrt_last_error(void);
+const char* mgrt_status_string(mgrt_status s);
+
+mgrt_status mgrt_context_create(const mgrt_context_options* opts, mgrt_context** out);
+void mgrt_context_destroy(mgrt_context* ctx);
+/* Human-readable device name, e.g. "NVIDIA H200 (Vulkan 1.4)". */
+const char* mgrt_context_device_name(const mgrt_context* ctx);
+/* Number of validation-layer messages seen so far (0 unless enabled). */
+int mgrt_context_validation_messages(const mgrt_context* ctx);
+
+/* Verifies the whole bundle before creating any GPU object. The data is
+ * copied; the caller may free it after the call. */
+mgrt_status mgrt_model_load(mgrt_context* ctx, const void* data, size_t size, mgrt_model** out);
+mgrt_status mgrt_model_load_file(mgrt_context* ctx, const char* path, mgrt_model** out);
+void mgrt_model_destroy(mgrt_model* m);
+
+/* A session runs one entry point; it owns the activation arena and the
+ * recorded command buffer. */
+mgrt_status mgrt_session_create(mgrt_model* m, const char* entry_point, mgrt_session** out);
+void mgrt_session_destroy(mgrt_session* s);
+int mgrt_session_input_count(const mgrt_session* s);
+int mgrt_session_output_count(const mgrt_session* s);
+mgrt_status mgrt_session_input_info(const mgrt_session* s, int i, mgrt_tensor_info* out);
+mgrt_status mgrt_session_output_info(const mgrt_session* s, int i, mgrt_tensor_info* out);
+/* bytes must equal the tensor's size in its external dtype. */
+mgrt_status mgrt_session_set_input(mgrt_session* s, const char* name, const void* data, size_t bytes);
+mgrt_status mgrt_session_run(mgrt_session* s);
+mgrt_status mgrt_session_get_output(mgrt_session* s, const char* name, void* data, size_t bytes);
+/* GPU time of the last run in milliseconds (timestamp queries), or < 0 if unknown. */
+double mgrt_session_last_gpu_ms(const mgrt_session* s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MGRT_H_ */
