@@ -15,6 +15,9 @@ struct DispatchPlan {
   std::vector<ValueId> bindings;    // whole tensors for bindings 1..n, in order
   uint32_t groups[3] = {1, 1, 1};
   std::string node;                 // IR node name
+  // The last `numWritten` bindings are written by the dispatch; the others
+  // are only read. The scheduler places barriers from this.
+  uint32_t numWritten = 1;
 };
 
 // True for ops that need no dispatch: the output is the input's storage

@@ -4,14 +4,24 @@
 
 namespace mgc {
 
+// Const-fold runs twice: first so canonicalize sees folded constants (e.g.
+// BatchNorm parameters computed from other constants), then to fold what
+// canonicalize exposed (e.g. a Mul of two constants). dce cleans up last.
 const std::vector<Pass>& graphPipeline() {
   static const std::vector<Pass> kPipeline = {
       {"verify", verifyGraph},
       {"const-fold", constFold},
       {"canonicalize", canonicalize},
+      {"const-fold", constFold},
       {"dce", deadCodeElim},
   };
   return kPipeline;
+}
+
+const Pass* findPass(const std::string& name) {
+  for (const Pass& p : graphPipeline())
+    if (name == p.name) return &p;
+  return nullptr;
 }
 
 }  // namespace mgc

@@ -18,4 +18,7 @@ struct Pass {
 // fuse → dce. Memory planning and scheduling run after lowering (driver).
 const std::vector<Pass>& graphPipeline();
 
+// A graph pass by name (as in `mgc opt --pass NAME`), or null.
+const Pass* findPass(const std::string& name);
+
 }  // namespace mgc

@@ -1,0 +1,21 @@
+// `mgc <command>`: each command is one file with one entry point.
+#pragma once
+
+namespace mgc {
+
+// Exit codes (docs/cli.md).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitBadInput = 1,   // model, bundle, .npy or IR is invalid or unsupported
+  kExitUsage = 2,      // bad command line
+  kExitDevice = 3,     // no Vulkan device, or the device failed
+  kExitIo = 4,         // a file could not be read or written
+};
+
+int compileMain(int argc, char** argv);
+int runMain(int argc, char** argv);
+int inspectMain(int argc, char** argv);
+int optMain(int argc, char** argv);
+int demoMain(int argc, char** argv);
+
+}  // namespace mgc

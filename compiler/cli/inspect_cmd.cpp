@@ -1,0 +1,129 @@
+// mgc inspect BUNDLE.mgb [--dispatches]: what is inside a bundle, read
+// without a GPU. The bundle is verified structurally first.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "compiler/cli/commands.h"
+#include "formats/bundle_layout.h"
+#include "formats/mgb_generated.h"
+
+namespace mgc {
+
+namespace {
+
+const char* kDTypeNames[] = {"f32", "f16", "f64", "i64", "i32", "i8", "u8", "bool"};
+const char* kArenaNames[] = {"weights", "activations", "state"};
+
+const char* dtypeStr(mgb::DType t) {
+  unsigned i = unsigned(t);
+  return i < 8 ? kDTypeNames[i] : "?";
+}
+
+std::string shapeOf(const flatbuffers::Vector<int64_t>* s) {
+  std::string r = "[";
+  if (s)
+    for (flatbuffers::uoffset_t i = 0; i < s->size(); ++i) r += (i ? "," : "") + std::to_string(s->Get(i));
+  return r + "]";
+}
+
+// Structural checks only (no device limits): header, checksum, FlatBuffer.
+const mgb::Bundle* openBundle(const std::vector<uint8_t>& file, const std::string& path, std::string* err) {
+  if (file.size() < mgb::kHeaderSize) return *err = path + ": not a .mgb bundle (too small)", nullptr;
+  mgb::Header h;
+  std::memcpy(&h, file.data(), sizeof h);
+  if (std::memcmp(h.magic, mgb::kMagic, 4) != 0) return *err = path + ": not a .mgb bundle (bad magic)", nullptr;
+  if (h.version != mgb::kFormatVersion)
+    return *err = path + ": bundle format version " + std::to_string(h.version) + " is not supported", nullptr;
+  if (h.file_size != file.size()) return *err = path + ": truncated or padded bundle", nullptr;
+  if (h.checksum != mgb::bundleChecksum(file.data(), file.size())) return *err = path + ": checksum mismatch (corrupted bundle)", nullptr;
+  if (h.manifest_offset > file.size() || h.manifest_size > file.size() - h.manifest_offset)
+    return *err = path + ": manifest outside the file", nullptr;
+  flatbuffers::Verifier v(file.data() + h.manifest_offset, h.manifest_size);
+  if (!mgb::VerifyBundleBuffer(v)) return *err = path + ": manifest failed verification", nullptr;
+  return mgb::GetBundle(file.data() + h.manifest_offset);
+}
+
+}  // namespace
+
+int inspectMain(int argc, char** argv) {
+  CLI::App app{"Show what is inside a .mgb bundle", "mgc inspect"};
+  std::string path;
+  bool listDispatches = false;
+  app.add_option("bundle", path, "bundle file (.mgb)")->required();
+  app.add_flag("--dispatches", listDispatches, "list every dispatch");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    std::fprintf(stderr, "mgc inspect: error: %s: cannot open file\n", path.c_str());
+    return kExitIo;
+  }
+  std::vector<uint8_t> file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string err;
+  const mgb::Bundle* b = openBundle(file, path, &err);
+  if (!b) {
+    std::fprintf(stderr, "mgc inspect: error: %s\n", err.c_str());
+    return kExitBadInput;
+  }
+  mgb::Header h;
+  std::memcpy(&h, file.data(), sizeof h);
+  std::printf("%s: .mgb v%u, %zu bytes, producer %s\n", path.c_str(), h.version, file.size(),
+              b->producer() ? b->producer()->c_str() : "?");
+  std::printf("  manifest %llu bytes, weights %llu bytes at offset %llu\n", (unsigned long long)h.manifest_size,
+              (unsigned long long)h.weights_size, (unsigned long long)h.weights_offset);
+  if (b->arenas()) {
+    std::printf("arenas:\n");
+    for (flatbuffers::uoffset_t i = 0; i < b->arenas()->size(); ++i) {
+      auto* a = b->arenas()->Get(i);
+      unsigned k = unsigned(a->kind());
+      std::printf("  %u %-12s %llu bytes\n", i, k < 3 ? kArenaNames[k] : "?", (unsigned long long)a->size());
+    }
+  }
+  if (b->kernels()) {
+    std::printf("kernels (%u):\n", b->kernels()->size());
+    for (auto* k : *b->kernels()) {
+      auto* ls = k->local_size();
+      std::printf("  %-16s SPIR-V %6u bytes, MSL %6u bytes, local size %u,%u,%u, %u bindings\n",
+                  k->name() ? k->name()->c_str() : "?", k->spirv() ? k->spirv()->size() * 4 : 0,
+                  k->msl() ? k->msl()->size() : 0, ls && ls->size() > 0 ? ls->Get(0) : 0,
+                  ls && ls->size() > 1 ? ls->Get(1) : 0, ls && ls->size() > 2 ? ls->Get(2) : 0, k->num_bindings());
+    }
+  }
+  auto tensorLine = [&](uint32_t ti) {
+    if (!b->tensors() || ti >= b->tensors()->size()) return std::string("<bad tensor index>");
+    auto* t = b->tensors()->Get(ti);
+    return std::string(t->name() ? t->name()->c_str() : "?") + ": " + dtypeStr(t->dtype()) + shapeOf(t->shape());
+  };
+  if (b->entry_points()) {
+    for (auto* e : *b->entry_points()) {
+      uint32_t nd = e->dispatches() ? e->dispatches()->size() : 0, barriers = 0;
+      for (uint32_t i = 0; i < nd; ++i) barriers += e->dispatches()->Get(i)->barrier();
+      std::printf("entry point '%s': %u dispatches, %u barriers\n", e->name() ? e->name()->c_str() : "?", nd, barriers);
+      if (e->inputs())
+        for (uint32_t ti : *e->inputs()) std::printf("  input  %s\n", tensorLine(ti).c_str());
+      if (e->outputs())
+        for (uint32_t ti : *e->outputs()) std::printf("  output %s\n", tensorLine(ti).c_str());
+      if (!listDispatches) continue;
+      for (uint32_t i = 0; i < nd; ++i) {
+        auto* d = e->dispatches()->Get(i);
+        const char* kname = "?";
+        if (b->kernels() && d->kernel() < b->kernels()->size() && b->kernels()->Get(d->kernel())->name())
+          kname = b->kernels()->Get(d->kernel())->name()->c_str();
+        auto* g = d->groups();
+        std::printf("  %4u %s%-14s groups %u,%u,%u  node %s\n", i, d->barrier() ? "| " : "  ", kname,
+                    g && g->size() > 0 ? g->Get(0) : 0, g && g->size() > 1 ? g->Get(1) : 0,
+                    g && g->size() > 2 ? g->Get(2) : 0, d->node() ? d->node()->c_str() : "?");
+      }
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace mgc

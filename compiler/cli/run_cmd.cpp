@@ -1,0 +1,117 @@
+// mgc run BUNDLE.mgb --input NAME=FILE.npy ... [--output-dir DIR]
+// Loads the bundle through libmgrt's C API, runs it, writes each output as
+// DIR/<name>.npy, and prints the device and the run time.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "compiler/cli/commands.h"
+#include "compiler/cli/runner.h"
+
+namespace mgc {
+
+namespace {
+
+// Output names come from the model ("onnx::Gemm_12", "a/b"): keep file names safe.
+std::string fileNameFor(const std::string& tensor) {
+  std::string r;
+  for (char c : tensor) r += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+  if (r.empty() || r[0] == '.') r = "_" + r;
+  return r;
+}
+
+int report(const RunnerError& e) {
+  std::fprintf(stderr, "mgc run: error: %s\n", e.message.c_str());
+  return e.exitCode;
+}
+
+}  // namespace
+
+int runMain(int argc, char** argv) {
+  CLI::App app{"Run a .mgb bundle with libmgrt", "mgc run"};
+  std::string path, outDir;
+  std::vector<std::string> inputSpecs;
+  int device = -1, iterations = 1, warmup = 0;
+  bool validation = false;
+  app.add_option("bundle", path, "bundle file (.mgb)")->required();
+  app.add_option("-i,--input", inputSpecs, "NAME=FILE.npy, once per model input");
+  app.add_option("--output-dir", outDir, "write each output as DIR/<name>.npy");
+  app.add_option("--device", device, "Vulkan device index (default: env MGRT_DEVICE, else the first discrete GPU)");
+  app.add_option("--iterations", iterations, "timed runs (the median is printed)")->check(CLI::Range(1, 100000));
+  app.add_option("--warmup", warmup, "untimed runs before timing")->check(CLI::Range(0, 100000));
+  app.add_flag("--validation", validation, "enable the Vulkan validation layer");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return report({kExitIo, path + ": cannot open file"});
+  std::vector<uint8_t> bundle((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+
+  if (!outDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(outDir, ec);
+    if (ec || !std::filesystem::is_directory(outDir))
+      return report({kExitIo, outDir + ": cannot create output folder (" + ec.message() + ")"});
+  }
+
+  Runner runner;
+  if (RunnerError e = runner.open(bundle, path, device, validation); e.exitCode) return report(e);
+
+  std::vector<std::string> given;
+  for (const std::string& spec : inputSpecs) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return report({kExitUsage, "--input '" + spec + "' is not NAME=FILE.npy"});
+    std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+    mgb::npy::Array a;
+    std::string err;
+    if (!mgb::npy::readFile(file, &a, &err)) return report({kExitBadInput, file + ": " + err});
+    if (RunnerError e = runner.setInput(name, a, file); e.exitCode) return report(e);
+    given.push_back(name);
+  }
+  for (const mgrt_tensor_info& info : runner.inputs())
+    if (std::find(given.begin(), given.end(), info.name) == given.end())
+      return report({kExitBadInput, path + ": input '" + std::string(info.name) + "' (" +
+                                        describe(info.dtype, info.shape, info.rank) + ") not given; use --input " +
+                                        info.name + "=FILE.npy"});
+
+  double ms = 0;
+  for (int i = 0; i < warmup; ++i)
+    if (RunnerError e = runner.run(&ms); e.exitCode) return report(e);
+  std::vector<double> times, gpu;
+  for (int i = 0; i < iterations; ++i) {
+    if (RunnerError e = runner.run(&ms); e.exitCode) return report(e);
+    times.push_back(ms);
+    gpu.push_back(runner.gpuMs());
+  }
+  std::sort(times.begin(), times.end());
+  std::sort(gpu.begin(), gpu.end());
+
+  std::printf("device: %s\n", runner.deviceName().c_str());
+  std::printf("run: %.3f ms wall, %.3f ms GPU (median of %d)\n", times[times.size() / 2], gpu[gpu.size() / 2],
+              iterations);
+  for (int i = 0; i < runner.outputCount(); ++i) {
+    std::string name;
+    mgb::npy::Array out;
+    if (RunnerError e = runner.output(i, &name, &out); e.exitCode) return report(e);
+    std::printf("output %s: %s", name.c_str(), describe(mgrt_dtype(out.dtype), out.shape.data(), int(out.shape.size())).c_str());
+    if (outDir.empty()) {
+      std::printf("\n");
+      continue;
+    }
+    std::string file = (std::filesystem::path(outDir) / (fileNameFor(name) + ".npy")).string(), err;
+    if (!mgb::npy::writeFile(file, out, &err)) return report({kExitIo, file + ": " + err});
+    std::printf(" -> %s\n", file.c_str());
+  }
+  if (validation && runner.validationMessages() > 0)
+    return report({kExitDevice, std::to_string(runner.validationMessages()) + " Vulkan validation messages"});
+  return kExitOk;
+}
+
+}  // namespace mgc

@@ -1,0 +1,87 @@
+#include "compiler/cli/runner.h"
+
+#include <chrono>
+
+#include "compiler/cli/commands.h"
+
+namespace mgc {
+
+std::string describe(mgrt_dtype t, const int64_t* shape, int rank) {
+  std::string s = mgb::npy::dtypeName(mgb::npy::DType(t));
+  s += "[";
+  for (int i = 0; i < rank; ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+Runner::~Runner() {
+  if (session_) mgrt_session_destroy(session_);
+  if (model_) mgrt_model_destroy(model_);
+  if (ctx_) mgrt_context_destroy(ctx_);
+}
+
+RunnerError Runner::fail(mgrt_status s, const std::string& what) const {
+  int code = kExitDevice;
+  if (s == MGRT_INVALID_BUNDLE || s == MGRT_INVALID_ARGUMENT) code = kExitBadInput;
+  if (s == MGRT_IO_ERROR) code = kExitIo;
+  return {code, what + ": " + mgrt_last_error()};
+}
+
+RunnerError Runner::open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation) {
+  source_ = source;
+  mgrt_context_options opts{device, validation ? 1 : 0};
+  if (mgrt_status s = mgrt_context_create(&opts, &ctx_)) return fail(s, "cannot open a Vulkan device");
+  if (mgrt_status s = mgrt_model_load(ctx_, bundle.data(), bundle.size(), &model_)) return fail(s, source);
+  if (mgrt_status s = mgrt_session_create(model_, "infer", &session_)) return fail(s, source + ": entry point 'infer'");
+  return {0, ""};
+}
+
+std::vector<mgrt_tensor_info> Runner::inputs() const {
+  std::vector<mgrt_tensor_info> r(size_t(mgrt_session_input_count(session_)));
+  for (size_t i = 0; i < r.size(); ++i) mgrt_session_input_info(session_, int(i), &r[i]);
+  return r;
+}
+
+int Runner::outputCount() const { return mgrt_session_output_count(session_); }
+std::string Runner::deviceName() const { return mgrt_context_device_name(ctx_); }
+double Runner::gpuMs() const { return mgrt_session_last_gpu_ms(session_); }
+int Runner::validationMessages() const { return mgrt_context_validation_messages(ctx_); }
+
+RunnerError Runner::setInput(const std::string& name, const mgb::npy::Array& a, const std::string& from) {
+  for (const mgrt_tensor_info& info : inputs()) {
+    if (name != info.name) continue;
+    std::vector<int64_t> want(info.shape, info.shape + info.rank);
+    if (int(a.dtype) != int(info.dtype) || a.shape != want)
+      return {kExitBadInput, source_ + ": input '" + name + "' expects " + describe(info.dtype, info.shape, info.rank) +
+                                 ", but " + from + " holds " +
+                                 describe(mgrt_dtype(a.dtype), a.shape.data(), int(a.shape.size()))};
+    if (mgrt_status s = mgrt_session_set_input(session_, name.c_str(), a.data.data(), a.data.size()))
+      return fail(s, "input '" + name + "'");
+    return {0, ""};
+  }
+  std::string names;
+  for (const mgrt_tensor_info& info : inputs())
+    names += std::string(names.empty() ? "" : ", ") + info.name + ": " + describe(info.dtype, info.shape, info.rank);
+  return {kExitBadInput, source_ + ": no input named '" + name + "' (inputs: " + names + ")"};
+}
+
+RunnerError Runner::run(double* wallMs) {
+  auto t0 = std::chrono::steady_clock::now();
+  mgrt_status s = mgrt_session_run(session_);
+  *wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (s) return fail(s, source_ + ": run failed");
+  return {0, ""};
+}
+
+RunnerError Runner::output(int i, std::string* name, mgb::npy::Array* out) {
+  mgrt_tensor_info info;
+  if (mgrt_status s = mgrt_session_output_info(session_, i, &info)) return fail(s, "output " + std::to_string(i));
+  *name = info.name;
+  out->dtype = mgb::npy::DType(info.dtype);
+  out->shape.assign(info.shape, info.shape + info.rank);
+  out->data.resize(info.bytes);
+  if (mgrt_status s = mgrt_session_get_output(session_, info.name, out->data.data(), out->data.size()))
+    return fail(s, "output '" + *name + "'");
+  return {0, ""};
+}
+
+}  // namespace mgc

@@ -1,0 +1,48 @@
+// Shared by `mgc run` and `mgc demo`: a bundle loaded through libmgrt's C
+// API (exactly as an app would), fed and read with .npy arrays.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "formats/npy.h"
+#include "runtime/include/mgrt.h"
+
+namespace mgc {
+
+struct RunnerError {
+  int exitCode;
+  std::string message;
+};
+
+class Runner {
+ public:
+  Runner() = default;
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // Each returns an empty optional-like error (exitCode 0) on success.
+  RunnerError open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation);
+  RunnerError setInput(const std::string& name, const mgb::npy::Array& a, const std::string& from);
+  RunnerError run(double* wallMs);
+  RunnerError output(int i, std::string* name, mgb::npy::Array* out);
+
+  std::vector<mgrt_tensor_info> inputs() const;
+  int outputCount() const;
+  std::string deviceName() const;
+  double gpuMs() const;
+  int validationMessages() const;
+
+ private:
+  RunnerError fail(mgrt_status s, const std::string& what) const;
+  mgrt_context* ctx_ = nullptr;
+  mgrt_model* model_ = nullptr;
+  mgrt_session* session_ = nullptr;
+  std::string source_;
+};
+
+std::string describe(mgrt_dtype t, const int64_t* shape, int rank);
+
+}  // namespace mgc

@@ -1,0 +1,140 @@
+// Private to compiler/onnx/: the importer's state and the per-node context
+// that op converters (ops_*.cpp) work through.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace mgc::onnximport {
+
+// A node the importer cannot convert. `unsupported` separates "mgc cannot
+// express this" from "the model is invalid"; both carry the bare reason so
+// that several can be listed in one error.
+struct NodeProblem : Error {
+  NodeProblem(const std::string& full, std::string why, bool isUnsupported)
+      : Error(full), reason(std::move(why)), unsupported(isUnsupported) {}
+  std::string reason;
+  bool unsupported;
+};
+
+// A constant folded or computed while importing may be at most this large;
+// past the total budget, all-constant nodes stay nodes (the const-fold pass
+// may still fold them) rather than exhausting memory on a hostile model.
+constexpr size_t kMaxFoldBytes = size_t(64) << 20;
+constexpr size_t kFoldBudgetBytes = size_t(1) << 30;
+
+class Importer {
+ public:
+  explicit Importer(std::string sourceName) : source(std::move(sourceName)) {}
+
+  Graph g;
+  std::string source;
+  std::map<std::string, ValueId> values;  // ONNX value name → IR value
+  std::set<std::string> onnxNames;        // every ONNX value name: reserved
+  std::set<std::string> graphOutputs;     // ONNX names of graph outputs
+  std::map<std::string, int> uses;        // ONNX name → consumers (+1 if a graph output)
+
+  // A value name no ONNX value uses and the graph does not hold yet.
+  std::string freshName(const std::string& base);
+  // Adds a constant (checked against the fold budget).
+  ValueId addConstant(const std::string& name, HostTensor t);
+  // Appends one IR node and returns its single output, named `outName` (or
+  // a fresh name when empty). A node whose inputs are all constants is
+  // evaluated with evalNode and becomes a constant. Throws mgc::Error from
+  // the shape rule or evaluator as is.
+  ValueId emit(Op op, std::vector<ValueId> inputs, Attrs attrs, const std::string& nodeName,
+               const std::string& outName);
+
+ private:
+  size_t foldedBytes_ = 0;
+};
+
+// One ONNX node while it is being converted.
+class NodeContext {
+ public:
+  NodeContext(Importer& importer, const onnx::NodeProto& proto, int opset);
+
+  Importer& im;
+  const onnx::NodeProto& proto;
+  const int opset;  // of the node's domain
+  std::string name;  // the node's name, or its first output's when unnamed
+
+  const std::string& opType() const { return proto.op_type(); }
+  // "node 'name' (OpType, ai.onnx opset 13)"
+  std::string describe() const;
+
+  // ---- inputs ----
+  int numInputs() const { return proto.input_size(); }
+  bool hasInput(int k) const { return k < proto.input_size() && !proto.input(k).empty(); }
+  ValueId input(int k) const;     // fails when absent
+  ValueId optInput(int k) const;  // kNoValue when absent
+  // By value: references into the graph die when a node adds values.
+  TensorType type(ValueId v) const { return im.g.type(v); }
+  // The value of input k, which must be a constant (unsupported otherwise);
+  // nullptr when the input is absent.
+  const HostTensor* constInput(int k, const char* what) const;
+  // An integer constant input (shape, axes, pads ...) as a list.
+  std::optional<std::vector<int64_t>> intsInput(int k, const char* what) const;
+
+  // ---- attributes ----
+  bool hasAttr(const std::string& n) const { return attrs_.count(n) != 0; }
+  int64_t attrInt(const std::string& n, std::optional<int64_t> def = std::nullopt) const;
+  double attrFloat(const std::string& n, std::optional<double> def = std::nullopt) const;
+  std::string attrString(const std::string& n, std::optional<std::string> def = std::nullopt) const;
+  std::vector<int64_t> attrInts(const std::string& n, std::optional<std::vector<int64_t>> def = std::nullopt) const;
+  std::vector<double> attrFloats(const std::string& n) const;
+  const onnx::TensorProto& attrTensor(const std::string& n) const;
+  // Fails when the node sets an attribute outside `known` (an unknown
+  // attribute could change the meaning; refusing it is the safe choice).
+  void onlyAttrs(std::initializer_list<const char*> known) const;
+
+  // ---- outputs ----
+  int numOutputs() const { return proto.output_size(); }
+  bool outputUsed(int k) const;  // present and consumed by a node or as a graph output
+  // Fails (unsupported) when any output from k on is used.
+  void requireUnused(int fromOutput, const char* why) const;
+  // An intermediate node (named after the node, value with a fresh name).
+  ValueId emit(Op op, std::vector<ValueId> inputs, Attrs attrs = {});
+  // The node producing ONNX output k; its value keeps the ONNX name.
+  void emitOutput(int k, Op op, std::vector<ValueId> inputs, Attrs attrs = {});
+  // Output k is `v` (identity-like ops). A graph output gets an Identity
+  // node so that it keeps its ONNX name.
+  void setOutput(int k, ValueId v);
+  void setOutputConstant(int k, HostTensor t);
+  ValueId constant(HostTensor t);  // a fresh-named constant
+  ValueId scalar(DType t, double v);  // rank-0 constant
+
+  // Node-level errors: both throw NodeProblem.
+  [[noreturn]] void fail(const std::string& why) const;
+  [[noreturn]] void unsupported(const std::string& why) const;
+  // Normalizes axis into [0, rank) or fails naming it.
+  int64_t normAxis(int64_t axis, int64_t rank, const char* what = "axis") const;
+
+ private:
+  void bind(int k, ValueId v);
+  std::map<std::string, const onnx::AttributeProto*> attrs_;
+};
+
+using Converter = void (*)(NodeContext&);
+// (domain, op_type) → converter; domain "" is the default ONNX domain.
+using ConverterTable = std::map<std::pair<std::string, std::string>, Converter>;
+
+void addElementwiseConverters(ConverterTable& t);
+void addNnConverters(ConverterTable& t);
+void addShapeConverters(ConverterTable& t);
+void addReduceConverters(ConverterTable& t);
+void addSourceConverters(ConverterTable& t);
+const ConverterTable& converters();
+
+// Shared by converters: reshape `v` to `shape` (skipped when equal).
+ValueId reshapeTo(NodeContext& c, ValueId v, const Shape& shape);
+
+}  // namespace mgc::onnximport

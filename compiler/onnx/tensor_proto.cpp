@@ -1,0 +1,98 @@
+#include "compiler/onnx/tensor_proto.h"
+
+#include <cstring>
+
+namespace mgc::onnximport {
+
+bool dtypeFromOnnx(int32_t onnxType, DType* out) {
+  switch (onnxType) {
+    case onnx::TensorProto::FLOAT: *out = DType::F32; return true;
+    case onnx::TensorProto::FLOAT16: *out = DType::F16; return true;
+    case onnx::TensorProto::DOUBLE: *out = DType::F64; return true;
+    case onnx::TensorProto::INT64: *out = DType::I64; return true;
+    case onnx::TensorProto::INT32: *out = DType::I32; return true;
+    case onnx::TensorProto::INT8: *out = DType::I8; return true;
+    case onnx::TensorProto::UINT8: *out = DType::U8; return true;
+    case onnx::TensorProto::BOOL: *out = DType::Bool; return true;
+    default: return false;
+  }
+}
+
+const char* onnxTypeName(int32_t onnxType) {
+  if (onnx::TensorProto::DataType_IsValid(onnxType))
+    return onnx::TensorProto::DataType_Name(onnx::TensorProto::DataType(onnxType)).c_str();
+  return "unknown";
+}
+
+int64_t checkedNumel(const Shape& s, const std::string& what) {
+  int64_t n = 1;
+  for (int64_t d : s) {
+    if (d < 0) throw Error(what + ": negative dimension in " + shapeStr(s));
+    if (d != 0 && n > kMaxElements / d) throw Error(what + ": shape " + shapeStr(s) + " is too large");
+    n *= d;
+  }
+  return n;
+}
+
+namespace {
+
+// Builds the tensor from one typed repeated field, checking its entry count
+// before allocating anything.
+template <class Field, class Store>
+HostTensor fromTypedField(const Field& field, const TensorType& type, const std::string& what, const char* fieldName,
+                          Store store) {
+  if (int64_t(field.size()) != type.numel())
+    throw Error(what + ": " + fieldName + " has " + std::to_string(field.size()) + " entries, expected " +
+                std::to_string(type.numel()) + " for " + type.str());
+  HostTensor h(type);
+  for (int64_t i = 0; i < h.numel(); ++i) store(h, i, field.Get(int(i)));
+  return h;
+}
+
+}  // namespace
+
+HostTensor tensorFromProto(const onnx::TensorProto& t, const std::string& what) {
+  DType dt;
+  if (!dtypeFromOnnx(t.data_type(), &dt))
+    throw Error(what + ": element type " + onnxTypeName(t.data_type()) + " is not supported");
+  if (t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0)
+    throw Error(what + ": external data is not supported");
+  if (t.has_segment()) throw Error(what + ": segmented tensors are not supported");
+  Shape shape(t.dims().begin(), t.dims().end());
+  int64_t n = checkedNumel(shape, what);
+  size_t bytes = size_t(n) * dtypeSize(dt);
+  TensorType type{dt, shape};
+
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    if (raw.size() != bytes)
+      throw Error(what + ": raw_data has " + std::to_string(raw.size()) + " bytes, expected " + std::to_string(bytes) +
+                  " for " + type.str());
+    HostTensor h(type);
+    if (bytes) std::memcpy(h.data.data(), raw.data(), bytes);
+    if (dt == DType::Bool)
+      for (uint8_t& b : h.data) b = b != 0;
+    return h;
+  }
+
+  switch (dt) {
+    case DType::F32:
+      return fromTypedField(t.float_data(), type, what, "float_data",
+                            [](HostTensor& h, int64_t i, float v) { h.as<float>()[i] = v; });
+    case DType::F64:
+      return fromTypedField(t.double_data(), type, what, "double_data",
+                            [](HostTensor& h, int64_t i, double v) { h.as<double>()[i] = v; });
+    case DType::I64:
+      return fromTypedField(t.int64_data(), type, what, "int64_data",
+                            [](HostTensor& h, int64_t i, int64_t v) { h.as<int64_t>()[i] = v; });
+    case DType::F16:  // int32_data holds the raw 16-bit patterns
+      return fromTypedField(t.int32_data(), type, what, "int32_data",
+                            [](HostTensor& h, int64_t i, int32_t v) { h.as<uint16_t>()[i] = uint16_t(v); });
+    case DType::I32: case DType::I8: case DType::U8: case DType::Bool:
+      return fromTypedField(t.int32_data(), type, what, "int32_data",
+                            [](HostTensor& h, int64_t i, int32_t v) { h.setI(i, v); });
+  }
+  throw Error(what + ": unreachable element type");
+}
+
+}  // namespace mgc::onnximport

@@ -1,0 +1,51 @@
+// Programs for the eltwise kernel (kernels/src/eltwise.comp): a straight
+// line of up to 16 instructions over 8 registers of raw 32-bit words, run
+// once per output element with numpy broadcasting over up to 4 inputs.
+// One node lowers to a short program (emitNodeOp); a fusion pass can emit
+// several nodes into one program and run a whole chain in one dispatch.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace mgc {
+
+enum class EwOp : uint8_t {
+#define EW_OP(name, code) name = code,
+#include "kernels/src/eltwise_ops.def"
+#undef EW_OP
+};
+
+struct EwInstr {
+  EwOp op;
+  uint8_t dst, a, b, c;
+  uint32_t imm0, imm1;
+};
+
+struct EltwiseProgram {
+  static constexpr int kMaxInputs = 4, kMaxInstrs = 16, kMaxRegs = 8, kMaxRank = 6;
+  int numInputs = 0;  // inputs live in registers 0..numInputs-1 at the start
+  int outReg = 0;     // register stored to the output
+  std::vector<EwInstr> code;
+
+  void emit(EwOp op, int dst, int a = 0, int b = 0, int c = 0, uint32_t imm0 = 0, uint32_t imm1 = 0);
+};
+
+// Appends the instructions computing node `n` (an op of class Unary or
+// Binary, or Where) from registers inRegs (one per node input) into `dst`;
+// `scratch` is one more register it may clobber. Results are rounded to the
+// output's external type where the device keeps more (f16, i8, u8).
+// Throws mgc::Error naming the node if the op is not elementwise.
+void emitNodeOp(EltwiseProgram& prog, const Graph& g, const Node& n, const std::vector<int>& inRegs, int dst,
+                int scratch);
+
+// The eltwise params block (layout at the top of eltwise.comp) for
+// computing `out` from inputs of the given shapes (each broadcastable to
+// out). Throws mgc::Error naming `n` if the program or shapes exceed the
+// kernel's limits.
+std::vector<uint32_t> encodeEltwiseParams(const Node& n, const EltwiseProgram& prog, const Shape& out,
+                                          const std::vector<Shape>& inputs);
+
+}  // namespace mgc

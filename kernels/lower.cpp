@@ -1,0 +1,59 @@
+// lowerNode: one case per op (no default, so a new op in ops.def is a
+// build error here until it has a lowering).
+#include "kernels/lower.h"
+
+#include "kernels/lower_common.h"
+
+namespace mgc {
+
+using namespace kern;
+
+bool isAliasOp(const Node& n) { return n.op == Op::Reshape || n.op == Op::Identity; }
+
+DType deviceDType(DType t) {
+  switch (t) {
+    case DType::F32: case DType::F16: case DType::F64: return DType::F32;
+    case DType::I64: case DType::I32: case DType::I8: case DType::U8: case DType::Bool: return DType::I32;
+  }
+  return DType::I32;
+}
+
+std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
+  if (n.outputs.size() != 1) fail(n, "expects exactly one output");
+  switch (n.op) {
+    case Op::Identity: return {};  // alias: the output shares the input's storage
+    case Op::Reshape: return {};   // alias
+    case Op::Neg: case Op::Abs: case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Reciprocal: case Op::Relu:
+    case Op::Sigmoid: case Op::Tanh: case Op::Erf: case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sin:
+    case Op::Cos: case Op::Sign: case Op::Not: case Op::Softplus: case Op::HardSwish: case Op::LeakyRelu:
+    case Op::Elu: case Op::HardSigmoid: case Op::Clip: case Op::Gelu: case Op::Cast: case Op::Add: case Op::Sub:
+    case Op::Mul: case Op::Div: case Op::Pow: case Op::Max: case Op::Min: case Op::Equal: case Op::Less:
+    case Op::LessOrEqual: case Op::Greater: case Op::GreaterOrEqual: case Op::And: case Op::Or: case Op::Xor:
+    case Op::Where:
+      if (outType(g, n).numel() == 0) return {};
+      return lowerEltwise(g, n);
+    case Op::MatMul: return lowerMatMul(g, n);
+    case Op::Conv: return lowerConv(g, n);
+    case Op::MaxPool: return lowerPool(g, n);
+    case Op::AvgPool: return lowerPool(g, n);
+    case Op::BatchNorm: return lowerBatchNorm(g, n);
+    case Op::LayerNorm: return lowerLayerNorm(g, n);
+    case Op::Softmax: return lowerSoftmax(g, n);
+    case Op::LogSoftmax: return lowerSoftmax(g, n);
+    case Op::ReduceSum: return lowerReduce(g, n, kSum);
+    case Op::ReduceMean: return lowerReduce(g, n, kMean);
+    case Op::ReduceMax: return lowerReduce(g, n, kMax);
+    case Op::ReduceMin: return lowerReduce(g, n, kMin);
+    case Op::ReduceProd: return lowerReduce(g, n, kProd);
+    case Op::ArgMax: return lowerArgMax(g, n);
+    case Op::Transpose: return lowerTranspose(g, n);
+    case Op::Concat: return lowerConcat(g, n);
+    case Op::Slice: return lowerSlice(g, n);
+    case Op::Gather: return lowerGather(g, n);
+    case Op::Expand: return lowerExpand(g, n);
+    case Op::Pad: return lowerPad(g, n);
+  }
+  fail(n, "unknown op");
+}
+
+}  // namespace mgc

@@ -1,0 +1,108 @@
+#include "kernels/lower_common.h"
+
+#include <cstring>
+#include <limits>
+
+namespace mgc::kern {
+
+void fail(const Node& n, const std::string& why) {
+  throw Error("node '" + n.name + "' (" + opName(n.op) + "): cannot lower: " + why);
+}
+
+uint32_t u32(const Node& n, int64_t v, const char* what) {
+  if (v < 0 || v > int64_t(std::numeric_limits<uint32_t>::max()))
+    fail(n, std::string(what) + " " + std::to_string(v) + " does not fit in 32 bits");
+  return uint32_t(v);
+}
+
+uint32_t i32(const Node& n, int64_t v, const char* what) {
+  if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+    fail(n, std::string(what) + " " + std::to_string(v) + " does not fit in 32 bits");
+  return uint32_t(int32_t(v));
+}
+
+uint32_t f32Bits(double v) {
+  float f = float(v);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+DispatchPlan makePlan(const Node& n, const char* kernel) {
+  DispatchPlan d;
+  d.kernel = kernel;
+  d.node = n.name;
+  return d;
+}
+
+void setGroupGrid(DispatchPlan& d, const Node& n, uint64_t count) {
+  uint64_t gx = count < kMaxGroups ? count : kMaxGroups;
+  if (gx == 0) gx = 1;
+  uint64_t gy = (count + gx - 1) / gx;
+  if (gy > kMaxGroups) fail(n, "needs " + std::to_string(count) + " workgroups, more than a 2-D grid holds");
+  d.groups[0] = uint32_t(gx);
+  d.groups[1] = uint32_t(gy == 0 ? 1 : gy);
+  d.groups[2] = 1;
+}
+
+void setItemGrid(DispatchPlan& d, const Node& n, uint64_t items, uint32_t localSize) {
+  if (items > std::numeric_limits<uint32_t>::max())
+    fail(n, std::to_string(items) + " elements exceed the 32-bit index space of the kernels");
+  setGroupGrid(d, n, (items + localSize - 1) / localSize);
+}
+
+std::vector<int64_t> rowMajorStrides(const Shape& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (size_t d = s.size(); d-- > 1;) st[d - 1] = st[d] * s[d];
+  return st;
+}
+
+std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out) {
+  std::vector<int64_t> inStrides = rowMajorStrides(in), st(out.size(), 0);
+  size_t lead = out.size() - in.size();
+  for (size_t d = 0; d < in.size(); ++d) st[lead + d] = in[d] == 1 ? 0 : inStrides[d];
+  return st;
+}
+
+const TensorType& inType(const Graph& g, const Node& n, size_t k) { return g.type(n.inputs.at(k)); }
+const TensorType& outType(const Graph& g, const Node& n) { return g.type(n.outputs.at(0)); }
+bool isDeviceFloat(DType t) { return deviceDType(t) == DType::F32; }
+
+void requireFloat(const Graph& g, const Node& n, const char* kernel) {
+  for (ValueId v : n.inputs)
+    if (v != kNoValue && !isDeviceFloat(g.type(v).dtype))
+      fail(n, std::string("the ") + kernel + " kernel computes in f32; input '" + g.value(v).name + "' is " +
+                  g.type(v).str());
+  if (!isDeviceFloat(outType(g, n).dtype)) fail(n, std::string("the ") + kernel + " kernel writes f32 only");
+}
+
+void StridedDims::coalesce() {
+  Shape nd;
+  std::vector<std::vector<int64_t>> ns(strides.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == 1) continue;
+    bool merge = !nd.empty();
+    for (size_t k = 0; k < strides.size() && merge; ++k) merge = ns[k].back() == strides[k][d] * dims[d];
+    if (merge) {
+      nd.back() *= dims[d];
+      for (size_t k = 0; k < strides.size(); ++k) ns[k].back() = strides[k][d];
+      continue;
+    }
+    nd.push_back(dims[d]);
+    for (size_t k = 0; k < strides.size(); ++k) ns[k].push_back(strides[k][d]);
+  }
+  dims = std::move(nd);
+  strides = std::move(ns);
+}
+
+void StridedDims::write(const Node& n, std::vector<uint32_t>& out, size_t dimsAt, const std::vector<size_t>& stridesAt,
+                        size_t rank) const {
+  if (dims.size() > rank)
+    fail(n, "needs " + std::to_string(dims.size()) + " strided dims, the kernel walks at most " + std::to_string(rank));
+  size_t lead = rank - dims.size();
+  for (size_t d = 0; d < rank; ++d) out.at(dimsAt + d) = d < lead ? 1 : u32(n, dims[d - lead], "dim");
+  for (size_t k = 0; k < stridesAt.size(); ++k)
+    for (size_t d = 0; d < rank; ++d) out.at(stridesAt[k] + d) = d < lead ? 0 : u32(n, strides[k][d - lead], "stride");
+}
+
+}  // namespace mgc::kern

@@ -1,0 +1,78 @@
+// Helpers shared by the per-family lowering files (kernels/lower_*.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/lower.h"
+
+namespace mgc::kern {
+
+constexpr uint32_t kMaxGroups = 65535;
+
+[[noreturn]] void fail(const Node& n, const std::string& why);
+
+// v as a u32 parameter; throws naming the node and `what` if out of range.
+uint32_t u32(const Node& n, int64_t v, const char* what);
+// v as an i32 parameter (two's complement bits).
+uint32_t i32(const Node& n, int64_t v, const char* what);
+uint32_t f32Bits(double v);
+
+// A plan for `kernel` with the node's name filled in.
+DispatchPlan makePlan(const Node& n, const char* kernel);
+
+// Grid for kernels that give one invocation to each of `items` items and
+// index them with common.glsl's linearInvocation(): a 2-D grid of
+// ceil(items / localSize) workgroups, x <= 65535.
+void setItemGrid(DispatchPlan& d, const Node& n, uint64_t items, uint32_t localSize);
+// Grid for kernels that give one workgroup to each of `count` items and
+// index them with linearGroup().
+void setGroupGrid(DispatchPlan& d, const Node& n, uint64_t count);
+
+// Row-major element strides.
+std::vector<int64_t> rowMajorStrides(const Shape& s);
+// Strides that read `in` while walking `out` (numpy broadcasting, aligned
+// on the right, 0 on broadcast axes); same length as out.
+std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out);
+
+const TensorType& inType(const Graph& g, const Node& n, size_t k);
+const TensorType& outType(const Graph& g, const Node& n);
+bool isDeviceFloat(DType t);
+// Throws unless every present input and the output are floats on the
+// device: `kernel` computes in f32 only.
+void requireFloat(const Graph& g, const Node& n, const char* kernel);
+
+// A dimension list with per-operand strides, simplified before it goes
+// into a params block: size-1 dims dropped, neighbours merged where every
+// operand steps through them as one dim.
+struct StridedDims {
+  Shape dims;
+  std::vector<std::vector<int64_t>> strides;  // [operand][dim]
+  void coalesce();
+  // Writes `rank` dims, padded with leading 1s (stride 0), as dims at
+  // out[dimsAt..] and operand k's strides at out[stridesAt[k]..].
+  void write(const Node& n, std::vector<uint32_t>& out, size_t dimsAt, const std::vector<size_t>& stridesAt,
+             size_t rank) const;
+};
+
+// Per-family lowerings (one file each).
+std::vector<DispatchPlan> lowerEltwise(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerTranspose(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerSlice(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerExpand(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerConcat(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerPad(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerGather(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerPool(const Graph& g, const Node& n);
+// reduce.comp's op codes (params[2]).
+enum ReduceCode : uint32_t { kSum = 0, kMean = 1, kMax = 2, kMin = 3, kProd = 4, kArgMax = 5 };
+std::vector<DispatchPlan> lowerReduce(const Graph& g, const Node& n, ReduceCode code);
+std::vector<DispatchPlan> lowerArgMax(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerSoftmax(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerLayerNorm(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerBatchNorm(const Graph& g, const Node& n);
+
+}  // namespace mgc::kern

@@ -1,0 +1,60 @@
+// Conv → conv2d (implicit GEMM) or conv2d_direct; MaxPool / AvgPool →
+// pool2d. Param layouts: kernels/src/conv_params.glsl, pool2d.comp.
+#include <algorithm>
+
+#include "kernels/lower_common.h"
+
+namespace mgc::kern {
+
+// Output channels per group below which conv2d's 64-channel tiles would
+// mostly idle; such convs (depthwise above all) run conv2d_direct.
+constexpr int64_t kMinGemmChannels = 16;
+
+std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
+  requireFloat(g, n, "conv2d");
+  const Shape &x = inType(g, n, 0).shape, &w = inType(g, n, 1).shape, &y = outType(g, n).shape;
+  if (numel(y) == 0) return {};
+  auto st = n.ints("strides", {{1, 1}}), pd = n.ints("pads", {{0, 0, 0, 0}}), dl = n.ints("dilations", {{1, 1}});
+  int64_t groups = n.i("group", 1);
+  bool hasBias = n.inputs.size() > 2 && n.inputs[2] != kNoValue;
+  int64_t Mg = w[0] / groups;
+  bool gemm = Mg >= kMinGemmChannels;
+  DispatchPlan d = makePlan(n, gemm ? "conv2d" : "conv2d_direct");
+  d.params = {u32(n, x[0], "N"),       u32(n, x[1], "C"),        u32(n, x[2], "H"),        u32(n, x[3], "W"),
+              u32(n, w[0], "M"),       u32(n, y[2], "OH"),       u32(n, y[3], "OW"),       u32(n, w[2], "KH"),
+              u32(n, w[3], "KW"),      u32(n, st[0], "stride"),  u32(n, st[1], "stride"),  u32(n, pd[0], "pad"),
+              u32(n, pd[1], "pad"),    u32(n, dl[0], "dilation"), u32(n, dl[1], "dilation"), u32(n, groups, "group"),
+              hasBias ? 1u : 0u};
+  u32(n, std::max({numel(x), numel(w), numel(y)}), "tensor size");
+  d.bindings = {n.inputs[0], n.inputs[1], hasBias ? n.inputs[2] : n.inputs[1], n.outputs[0]};
+  if (gemm) {
+    auto tiles = [](int64_t v) { return uint32_t(std::min<int64_t>((v + 63) / 64, kMaxGroups)); };
+    d.groups[0] = tiles(y[2] * y[3]);
+    d.groups[1] = tiles(Mg);
+    d.groups[2] = uint32_t(std::min<int64_t>(x[0] * groups, kMaxGroups));
+  } else {
+    setItemGrid(d, n, uint64_t(numel(y)), 256);
+  }
+  return {d};
+}
+
+std::vector<DispatchPlan> lowerPool(const Graph& g, const Node& n) {
+  requireFloat(g, n, "pool2d");
+  const Shape &x = inType(g, n, 0).shape, &y = outType(g, n).shape;
+  if (numel(y) == 0) return {};
+  auto ks = n.ints("kernel"), st = n.ints("strides", {{1, 1}}), pd = n.ints("pads", {{0, 0, 0, 0}});
+  auto dl = n.ints("dilations", {{1, 1}});
+  bool avg = n.op == Op::AvgPool;
+  DispatchPlan d = makePlan(n, "pool2d");
+  d.params = {u32(n, x[0] * x[1], "planes"), u32(n, x[2], "H"),      u32(n, x[3], "W"),      u32(n, y[2], "OH"),
+              u32(n, y[3], "OW"),           u32(n, ks[0], "kernel"), u32(n, ks[1], "kernel"), u32(n, st[0], "stride"),
+              u32(n, st[1], "stride"),      u32(n, pd[0], "pad"),    u32(n, pd[1], "pad"),    u32(n, pd[2], "pad"),
+              u32(n, pd[3], "pad"),         u32(n, dl[0], "dilation"), u32(n, dl[1], "dilation"), avg ? 1u : 0u,
+              avg && n.i("count_include_pad", 0) ? 1u : 0u};
+  u32(n, std::max(numel(x), numel(y)), "tensor size");
+  d.bindings = {n.inputs[0], n.outputs[0]};
+  setItemGrid(d, n, uint64_t(numel(y)), 256);
+  return {d};
+}
+
+}  // namespace mgc::kern

@@ -1,0 +1,20 @@
+// Params shared by conv2d.comp and conv2d_direct.comp (host side:
+// kernels/lower_conv.cpp). x is [N, C, H, W], w is [M, C/groups, KH, KW],
+// bias [M], out [N, M, OH, OW]; all f32.
+//   p[0] N   p[1] C   p[2] H   p[3] W   p[4] M   p[5] OH  p[6] OW
+//   p[7] KH  p[8] KW  p[9] strideH  p[10] strideW  p[11] padTop  p[12] padLeft
+//   p[13] dilationH  p[14] dilationW  p[15] groups  p[16] hasBias
+// Bindings: 1 = x, 2 = w, 3 = bias (the weight again when absent), 4 = out.
+layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Wt { float w[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Bias { float bias[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer Out { float outv[]; };
+
+// x value for output pixel (oh, ow), input channel ch of image n, kernel
+// tap (kh, kw); 0 in the padding.
+float inputTap(uint n, uint ch, uint oh, uint ow, uint kh, uint kw) {
+  int ih = int(oh * p[9] + kh * p[13]) - int(p[11]);
+  int iw = int(ow * p[10] + kw * p[14]) - int(p[12]);
+  if (ih < 0 || iw < 0 || ih >= int(p[2]) || iw >= int(p[3])) return 0.0;
+  return x[((n * p[1] + ch) * p[2] + uint(ih)) * p[3] + uint(iw)];
+}

@@ -1,0 +1,153 @@
+// eltwise: out = program(in0..in3) elementwise, numpy broadcasting, rank <= 6.
+//
+// The program is a straight line of up to 16 instructions over 8 registers
+// of raw 32-bit words; inputs are preloaded into r0..r(numInputs-1). One
+// node lowers to a short program; a fusion pass can chain several ops into
+// one dispatch. Opcodes: eltwise_ops.def. Host side: kernels/eltwise_program.h.
+//
+// Bindings: 1..4 = inputs (unused slots repeat input 0), 5 = output.
+// Params:
+//   p[0] count        output elements
+//   p[1] numInputs    1..4
+//   p[2] numInstrs    1..16
+//   p[3] outReg       register written to the output
+//   p[4] linearMask   bit k: input k is laid out like the output (index = i)
+//   p[5..10]          output dims, 6 entries, leading 1s
+//   p[11 + 6k + d]    element stride of input k along output dim d (0 = broadcast)
+//   p[35 + 3j ..]     instruction j: op | dst<<8 | a<<12 | b<<16 | c<<20, imm0, imm1
+#version 450
+layout(local_size_x = 256) in;
+#include "common.glsl"
+#include "math.glsl"
+
+#define EW_OP(name, code) const uint OP_##name = code;
+#include "eltwise_ops.def"
+
+layout(std430, set = 0, binding = 1) readonly buffer In0 { uint in0[]; };
+layout(std430, set = 0, binding = 2) readonly buffer In1 { uint in1[]; };
+layout(std430, set = 0, binding = 3) readonly buffer In2 { uint in2[]; };
+layout(std430, set = 0, binding = 4) readonly buffer In3 { uint in3[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer Out { uint outv[]; };
+
+const uint kProgram = 35;
+
+uint loadInput(uint k, uint i) {
+  if (k == 0) return in0[i];
+  if (k == 1) return in1[i];
+  if (k == 2) return in2[i];
+  return in3[i];
+}
+
+uint inputIndex(uint k, uint i) {
+  if ((p[4] & (1u << k)) != 0) return i;
+  uint rem = i, idx = 0;
+  for (int d = 5; d >= 0; --d) {
+    uint dim = p[5 + d];
+    idx += (rem % dim) * p[11 + 6 * k + d];
+    rem /= dim;
+  }
+  return idx;
+}
+
+// Toward zero on magnitudes: GLSL leaves signed division of negative
+// operands to the implementation.
+uint divTrunc(int x, int y) {
+  if (y == 0) return 0u;
+  uint q = uint(abs(x)) / uint(abs(y));
+  return (x < 0) != (y < 0) ? uint(-int(q)) : q;
+}
+
+float F(uint x) { return uintBitsToFloat(x); }
+int I(uint x) { return int(x); }
+uint U(float x) { return floatBitsToUint(x); }
+uint U(int x) { return uint(x); }
+uint B(bool x) { return x ? 1u : 0u; }
+
+uint execute(uint op, uint a, uint b, uint c, uint imm0, uint imm1) {
+  float x = F(a), y = F(b);
+  switch (op) {
+    case OP_MOV: return a;
+    case OP_CONST: return imm0;
+    case OP_NEG_F: return U(-x);
+    case OP_NEG_I: return U(-I(a));
+    case OP_ABS_F: return U(abs(x));
+    case OP_ABS_I: return U(abs(I(a)));
+    case OP_EXP: return U(exp(x));
+    case OP_LOG: return U(log(x));
+    case OP_SQRT: return U(sqrt(x));
+    case OP_RECIP: return U(1.0 / x);
+    case OP_RELU_F: return U(max(x, 0.0));
+    case OP_RELU_I: return U(max(I(a), 0));
+    case OP_SIGMOID: return U(sigmoid(x));
+    case OP_TANH: return U(tanhSafe(x));
+    case OP_ERF: return U(erfApprox(x));
+    case OP_FLOOR: return U(floor(x));
+    case OP_CEIL: return U(ceil(x));
+    case OP_ROUND: return U(roundEven(x));
+    case OP_SIN: return U(sin(x));
+    case OP_COS: return U(cos(x));
+    case OP_SIGN_F: return U(sign(x));
+    case OP_SIGN_I: return U(sign(I(a)));
+    case OP_NOT: return B(a == 0);
+    case OP_SOFTPLUS: return U(softplus(x));
+    case OP_HARD_SWISH: return U(x * clamp(x / 6.0 + 0.5, 0.0, 1.0));
+    case OP_LEAKY_RELU: return U(x >= 0.0 ? x : x * F(imm0));
+    case OP_ELU: return U(x >= 0.0 ? x : F(imm0) * expm1Small(x));
+    case OP_HARD_SIGMOID: return U(clamp(F(imm0) * x + F(imm1), 0.0, 1.0));
+    case OP_CLIP_F: return U(min(max(x, F(imm0)), F(imm1)));
+    case OP_CLIP_I: return U(min(max(I(a), I(imm0)), I(imm1)));
+    case OP_GELU_ERF: return U(0.5 * x * (1.0 + erfApprox(x * 0.70710678118654752)));
+    case OP_GELU_TANH: return U(0.5 * x * (1.0 + tanhSafe(0.79788456080286536 * (x + 0.044715 * x * x * x))));
+    case OP_F2I: return U(f2iSat(x));
+    case OP_I2F: return U(float(I(a)));
+    case OP_F2B: return B(x != 0.0);
+    case OP_I2B: return B(a != 0);
+    case OP_F2H: return U(roundToHalf(x));
+    case OP_I2I8: return U(bitfieldExtract(I(a), 0, 8));
+    case OP_I2U8: return a & 255u;
+    case OP_ADD_F: return U(x + y);
+    case OP_ADD_I: return U(I(a) + I(b));
+    case OP_SUB_F: return U(x - y);
+    case OP_SUB_I: return U(I(a) - I(b));
+    case OP_MUL_F: return U(x * y);
+    case OP_MUL_I: return U(I(a) * I(b));
+    case OP_DIV_F: return U(x / y);
+    case OP_DIV_I: return divTrunc(I(a), I(b));
+    case OP_POW_F: return U(powC(x, y));
+    case OP_POW_I: return U(powI(I(a), I(b)));
+    case OP_MAX_F: return isnan(x) || isnan(y) ? U(x + y) : U(max(x, y));
+    case OP_MAX_I: return U(max(I(a), I(b)));
+    case OP_MIN_F: return isnan(x) || isnan(y) ? U(x + y) : U(min(x, y));
+    case OP_MIN_I: return U(min(I(a), I(b)));
+    case OP_EQ_F: return B(x == y);
+    case OP_EQ_I: return B(a == b);
+    case OP_LT_F: return B(x < y);
+    case OP_LT_I: return B(I(a) < I(b));
+    case OP_LE_F: return B(x <= y);
+    case OP_LE_I: return B(I(a) <= I(b));
+    case OP_GT_F: return B(x > y);
+    case OP_GT_I: return B(I(a) > I(b));
+    case OP_GE_F: return B(x >= y);
+    case OP_GE_I: return B(I(a) >= I(b));
+    case OP_AND: return B(a != 0 && b != 0);
+    case OP_OR: return B(a != 0 || b != 0);
+    case OP_XOR: return B((a != 0) != (b != 0));
+    case OP_WHERE: return a != 0 ? b : c;
+  }
+  return 0u;
+}
+
+void main() {
+  uint i = linearInvocation();
+  if (i >= p[0]) return;
+  uint r[8] = uint[8](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+  uint numInputs = min(p[1], 4u);
+  for (uint k = 0; k < numInputs; ++k) r[k] = loadInput(k, inputIndex(k, i));
+  for (uint j = 0; j < min(p[2], 16u); ++j) {
+    uint w = p[kProgram + 3 * j];
+    uint op = w & 255u;
+    r[(w >> 8) & 7u] = execute(op, r[(w >> 12) & 7u], r[(w >> 16) & 7u], r[(w >> 20) & 7u],
+                               p[kProgram + 3 * j + 1], p[kProgram + 3 * j + 2]);
+  }
+  outv[i] = r[p[3] & 7u];
+}

@@ -1,0 +1,119 @@
+// reduce: sum / mean / max / min / prod over any set of axes, and argmax
+// over one axis (i32 result). The host splits the input's dims into kept
+// dims (walking outputs) and reduced dims (walking one output's inputs),
+// each with their input strides, so reduced axes need not be innermost.
+// Mode 0: one invocation per output (small reduced extent).
+// Mode 1: one workgroup per output; 128 invocations stride over the
+//         reduced extent, then a shared-memory tree.
+// Values travel as raw bits; isInt selects i32 or f32 arithmetic.
+//
+// Bindings: 1 = x, 2 = out.
+// Params:
+//   p[0] outCount  p[1] R (reduced extent)  p[2] op (0 sum, 1 mean, 2 max,
+//   3 min, 4 prod, 5 argmax)  p[3] isInt  p[4] mode
+//   p[5..10] kept dims (6, leading 1s)     p[11..16] kept input strides
+//   p[17..22] reduced dims (6, leading 1s) p[23..28] reduced input strides
+#version 450
+layout(local_size_x = 128) in;
+#include "common.glsl"
+
+layout(std430, set = 0, binding = 1) readonly buffer X { uint x[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Out { uint outv[]; };
+
+shared uint sharedVal[128];
+shared uint sharedIdx[128];
+
+uint walk(uint index, uint dims, uint strides) {
+  uint off = 0;
+  for (int d = 5; d >= 0; --d) {
+    off += (index % p[dims + d]) * p[strides + d];
+    index /= p[dims + d];
+  }
+  return off;
+}
+
+uint identity(uint op, bool isInt) {
+  if (op == 0 || op == 1) return 0u;  // 0 and 0.0 share their bits
+  if (op == 4) return isInt ? 1u : floatBitsToUint(1.0);
+  if (op == 3) return isInt ? 0x7fffffffu : 0x7f800000u;
+  return isInt ? 0x80000000u : 0xff800000u;  // max, argmax
+}
+
+// True if (v, i) beats (best, bestIdx) for argmax: greater, NaN, or equal
+// with a lower index (the first maximum wins).
+bool argBetter(uint v, uint i, uint best, uint bestIdx, bool isInt) {
+  if (isInt) return int(v) > int(best) || (v == best && i < bestIdx);
+  float a = uintBitsToFloat(v), b = uintBitsToFloat(best);
+  if (isnan(b)) return isnan(a) && i < bestIdx;
+  return isnan(a) || a > b || (a == b && i < bestIdx);
+}
+
+uint combine(uint op, bool isInt, uint a, uint b) {
+  if (isInt) {
+    int x = int(a), y = int(b);
+    if (op <= 1) return uint(x + y);
+    if (op == 2) return uint(max(x, y));
+    if (op == 3) return uint(min(x, y));
+    return uint(x * y);
+  }
+  float x = uintBitsToFloat(a), y = uintBitsToFloat(b);
+  if ((op == 2 || op == 3) && (isnan(x) || isnan(y))) return floatBitsToUint(x + y);
+  if (op <= 1) return floatBitsToUint(x + y);
+  if (op == 2) return floatBitsToUint(max(x, y));
+  if (op == 3) return floatBitsToUint(min(x, y));
+  return floatBitsToUint(x * y);
+}
+
+uint finish(uint op, bool isInt, uint acc, uint R) {
+  if (op != 1) return acc;
+  return isInt ? uint(int(acc) / int(max(R, 1u))) : floatBitsToUint(uintBitsToFloat(acc) / float(R));
+}
+
+// Partial result over r = first, first + step, ...: value in val, argmax index in idx.
+void partial(uint base, uint first, uint step, uint op, bool isInt, out uint val, out uint idx) {
+  val = identity(op, isInt);
+  idx = 0xffffffffu;
+  for (uint r = first; r < p[1]; r += step) {
+    uint v = x[base + walk(r, 17, 23)];
+    if (op == 5) {
+      if (argBetter(v, r, val, idx, isInt)) { val = v; idx = r; }
+    } else {
+      val = combine(op, isInt, val, v);
+    }
+  }
+}
+
+void main() {
+  uint op = p[2];
+  bool isInt = p[3] != 0;
+  uint val, idx;
+  if (p[4] == 0) {
+    uint o = linearInvocation();
+    if (o >= p[0]) return;
+    partial(walk(o, 5, 11), 0, 1, op, isInt, val, idx);
+    outv[o] = op == 5 ? min(idx, p[1] - 1) : finish(op, isInt, val, p[1]);
+    return;
+  }
+  uint o = linearGroup();  // uniform: the whole workgroup returns together
+  if (o >= p[0]) return;
+  uint t = gl_LocalInvocationIndex;
+  partial(walk(o, 5, 11), t, 128, op, isInt, val, idx);
+  sharedVal[t] = val;
+  sharedIdx[t] = idx;
+  barrier();
+  for (uint half_ = 64; half_ > 0; half_ >>= 1) {
+    if (t < half_) {
+      uint v = sharedVal[t + half_], i = sharedIdx[t + half_];
+      if (op == 5) {
+        if (i != 0xffffffffu && argBetter(v, i, sharedVal[t], sharedIdx[t], isInt)) {
+          sharedVal[t] = v;
+          sharedIdx[t] = i;
+        }
+      } else {
+        sharedVal[t] = combine(op, isInt, sharedVal[t], v);
+      }
+    }
+    barrier();
+  }
+  if (t == 0) outv[o] = op == 5 ? min(sharedIdx[0], p[1] - 1) : finish(op, isInt, sharedVal[0], p[1]);
+}

@@ -1,0 +1,113 @@
+// verify: the structural and type invariants every pass may assume and must
+// preserve. Runs first in the pipeline and, in `mgc opt` and tests, after
+// every pass. It never changes the graph.
+//
+//   graph inputs   are distinct, non-constant, produced by no node
+//   constants      carry data of exactly type.bytes() bytes, of their type
+//   nodes          appear after the values they use (topological order),
+//                  have the op table's arity, define fresh values whose
+//                  types equal the shape rule's (inferTypes)
+//   value names    are unique among live values
+//   graph outputs  are defined values
+#include <set>
+#include <string>
+
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "passes/passes.h"
+
+namespace mgc {
+
+namespace {
+
+std::string describeValue(const Graph& g, ValueId v) {
+  if (v < 0 || size_t(v) >= g.values.size()) return "value #" + std::to_string(v);
+  return printValueName(g.values[size_t(v)].name);
+}
+
+[[noreturn]] void failNode(const Node& n, const std::string& why) {
+  throw Error("verify: node '" + n.name + "' (" + opName(n.op) + "): " + why);
+}
+
+bool validId(const Graph& g, ValueId v) { return v >= 0 && size_t(v) < g.values.size(); }
+
+}  // namespace
+
+void verifyGraph(Graph& g) {
+  std::vector<bool> defined(g.values.size(), false);
+  std::set<std::string> names;
+  auto define = [&](ValueId v, const std::string& what) {
+    if (!names.insert(g.values[size_t(v)].name).second)
+      throw Error("verify: " + what + " " + describeValue(g, v) + ": value name is not unique");
+    defined[size_t(v)] = true;
+  };
+
+  for (ValueId v : g.inputs) {
+    if (!validId(g, v)) throw Error("verify: graph input " + describeValue(g, v) + " does not exist");
+    const Value& val = g.value(v);
+    if (defined[size_t(v)]) throw Error("verify: graph input " + describeValue(g, v) + " is listed twice");
+    if (val.isConstant()) throw Error("verify: graph input " + describeValue(g, v) + " is a constant");
+    if (val.producer >= 0) throw Error("verify: graph input " + describeValue(g, v) + " is produced by a node");
+    define(v, "graph input");
+  }
+  for (size_t k = 0; k < g.values.size(); ++k) {
+    const Value& val = g.values[k];
+    if (!val.isConstant()) continue;
+    ValueId v = ValueId(k);
+    if (defined[k]) throw Error("verify: constant " + describeValue(g, v) + " is also a graph input");
+    if (val.producer >= 0) throw Error("verify: constant " + describeValue(g, v) + " is produced by a node");
+    if (val.constant->type != val.type)
+      throw Error("verify: constant " + describeValue(g, v) + " holds data of type " + val.constant->type.str() +
+                  " but is typed " + val.type.str());
+    if (val.constant->data.size() != val.type.bytes())
+      throw Error("verify: constant " + describeValue(g, v) + " of type " + val.type.str() + " has " +
+                  std::to_string(val.constant->data.size()) + " bytes of data, expected " +
+                  std::to_string(val.type.bytes()));
+    define(v, "constant");
+  }
+
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& n = g.nodes[k];
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      ValueId v = n.inputs[i];
+      if (v == kNoValue) continue;  // absent optional input: arity rules below
+      if (!validId(g, v)) failNode(n, "input " + std::to_string(i) + " is not a value (#" + std::to_string(v) + ")");
+      if (!defined[size_t(v)])
+        failNode(n, "input " + std::to_string(i) + " " + describeValue(g, v) + " is used before it is defined");
+    }
+    const OpInfo& info = opInfo(n.op);
+    if (int(n.outputs.size()) != info.numOutputs)
+      failNode(n, "has " + std::to_string(n.outputs.size()) + " outputs, op table says " + std::to_string(info.numOutputs));
+    std::vector<TensorType> types;
+    try {
+      types = inferTypesChecked(g, n);  // also checks arity and `none` placement
+    } catch (const Error& e) {
+      throw Error(std::string("verify: ") + e.what());
+    }
+    if (types.size() != n.outputs.size())
+      failNode(n, "the shape rule gives " + std::to_string(types.size()) + " result types for " +
+                      std::to_string(n.outputs.size()) + " outputs");
+    for (size_t o = 0; o < n.outputs.size(); ++o) {
+      ValueId v = n.outputs[o];
+      if (!validId(g, v)) failNode(n, "output " + std::to_string(o) + " is not a value (#" + std::to_string(v) + ")");
+      if (defined[size_t(v)]) failNode(n, "output " + describeValue(g, v) + " is already defined");
+      const Value& val = g.value(v);
+      if (val.isConstant()) failNode(n, "output " + describeValue(g, v) + " is a constant");
+      if (val.producer != NodeId(k))
+        failNode(n, "output " + describeValue(g, v) + " records producer " + std::to_string(val.producer) +
+                        ", expected " + std::to_string(k));
+      if (val.type != types[o])
+        failNode(n, "output " + describeValue(g, v) + " is typed " + val.type.str() + " but the shape rule gives " +
+                        types[o].str());
+      define(v, "node output");
+    }
+  }
+
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    ValueId v = g.outputs[k];
+    if (!validId(g, v) || !defined[size_t(v)])
+      throw Error("verify: graph output " + std::to_string(k) + " " + describeValue(g, v) + " is not defined");
+  }
+}
+
+}  // namespace mgc

@@ -1,0 +1,20 @@
+// The device limits a bundle is verified against. Plain data, no Vulkan
+// types, so verification can be tested without a GPU.
+#pragma once
+
+#include <cstdint>
+
+namespace mgrt {
+
+struct DeviceLimits {
+  uint64_t minStorageBufferOffsetAlignment = 256;
+  uint64_t maxStorageBufferRange = uint64_t(1) << 27;
+  uint32_t maxWorkGroupCount[3] = {65535, 65535, 65535};
+  uint32_t maxWorkGroupSize[3] = {128, 128, 64};
+  uint32_t maxWorkGroupInvocations = 128;
+  uint32_t maxStorageBuffersPerStage = 4;   // per-stage and per-set minimum of the two
+  uint64_t maxAllocationSize = uint64_t(1) << 30;
+  uint64_t deviceLocalHeapSize = uint64_t(1) << 30;  // largest device-local heap
+};
+
+}  // namespace mgrt

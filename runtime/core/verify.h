@@ -1,0 +1,46 @@
+// Bundle verification: every byte the runtime relies on is checked here,
+// before any GPU object exists. Failures name what is wrong.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "formats/mgb_generated.h"
+#include "runtime/core/api.h"
+#include "runtime/core/limits.h"
+
+namespace mgrt {
+
+struct VerifiedBundle {
+  const mgb::Bundle* manifest = nullptr;  // points into the verified data
+  const uint8_t* weights = nullptr;
+  uint64_t weightsSize = 0;
+};
+
+// The whole check: header, FlatBuffer, semantics, device limits, memory.
+mgrt_status verifyBundle(const uint8_t* data, size_t size, const DeviceLimits& limits,
+                         VerifiedBundle* out);
+
+// Semantic checks of a structurally valid manifest (verify_manifest.cpp).
+mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const DeviceLimits& limits);
+
+// Structural checks of one SPIR-V module (spirv_check.cpp): header, every
+// instruction's length, a GLCompute entry point "main", and a LocalSize
+// execution mode (if present) equal to the manifest's local_size.
+mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t localSize[3],
+                       const std::string& what);
+
+// Element count of a shape; false on a negative dimension or if numel * 8
+// bytes would overflow 64 bits.
+bool shapeNumel(const flatbuffers::Vector<int64_t>* shape, uint64_t* out);
+
+// Bytes the params buffer of a model needs: every dispatch's params, each
+// at an offset aligned to `align`, empty params taking 16 bytes.
+uint64_t paramsBufferSize(const mgb::Bundle& b, uint64_t align);
+uint64_t paramsSlotSize(const mgb::Dispatch& d, uint64_t align);
+
+// "dispatch 3 (node 'conv1')" style labels for messages.
+std::string label(const char* kind, size_t index, const flatbuffers::String* name);
+
+}  // namespace mgrt

@@ -1,0 +1,187 @@
+// Semantic checks of the manifest: indices, ranges, sizes, device limits.
+#include <set>
+#include <string>
+
+#include "formats/bundle_layout.h"
+#include "runtime/core/dtype.h"
+#include "runtime/core/status.h"
+#include "runtime/core/verify.h"
+
+namespace mgrt {
+namespace {
+
+typedef unsigned long long ull;
+
+mgrt_status bad(const std::string& where, const std::string& what) {
+  return failMessage(MGRT_INVALID_BUNDLE, where + ": " + what);
+}
+
+bool inside(uint64_t offset, uint64_t size, uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+mgrt_status checkKernel(const mgb::Kernel& k, size_t i, const DeviceLimits& lim) {
+  const std::string where = label("kernel", i, k.name());
+  const auto* spirv = k.spirv();
+  if (!spirv || spirv->size() < 5) return bad(where, "SPIR-V is missing or shorter than its header");
+  const uint64_t hash = mgb::fnv1a(reinterpret_cast<const uint8_t*>(spirv->data()),
+                                   size_t(spirv->size()) * 4);
+  if (hash != k.hash()) return bad(where, "hash does not match its SPIR-V (corrupted kernel)");
+  const auto* ls = k.local_size();
+  if (!ls || ls->size() != 3) return bad(where, "local_size must have 3 entries");
+  uint32_t local[3];
+  uint64_t invocations = 1;
+  for (uint32_t a = 0; a < 3; ++a) {
+    local[a] = ls->Get(a);
+    if (local[a] == 0) return bad(where, format("local_size[%u] is 0", a));
+    if (local[a] > lim.maxWorkGroupSize[a])
+      return failMessage(MGRT_UNSUPPORTED,
+                         where + format(": local_size[%u] = %u exceeds the device limit %u", a,
+                                        local[a], lim.maxWorkGroupSize[a]));
+    invocations *= local[a];
+  }
+  if (invocations > lim.maxWorkGroupInvocations)
+    return failMessage(MGRT_UNSUPPORTED,
+                       where + format(": %llu invocations per workgroup exceed the device limit %u",
+                                      (ull)invocations, lim.maxWorkGroupInvocations));
+  if (uint64_t(k.num_bindings()) + 1 > lim.maxStorageBuffersPerStage)
+    return failMessage(MGRT_UNSUPPORTED,
+                       where + format(": %u tensor bindings + params exceed the device's %u storage buffers per stage",
+                                      k.num_bindings(), lim.maxStorageBuffersPerStage));
+  return checkSpirv(spirv->data(), spirv->size(), local, where);
+}
+
+mgrt_status checkTensor(const mgb::Bundle& b, const mgb::Tensor& t, size_t i) {
+  const std::string where = label("tensor", i, t.name());
+  if (!isValidDType(t.dtype())) return bad(where, format("dtype %u is not a known dtype", unsigned(t.dtype())));
+  if (t.device_dtype() != deviceDTypeFor(t.dtype()))
+    return bad(where, format("device dtype %s does not match external dtype %s (expected %s)",
+                             dtypeName(t.device_dtype()), dtypeName(t.dtype()),
+                             dtypeName(deviceDTypeFor(t.dtype()))));
+  uint64_t numel = 0;
+  if (!shapeNumel(t.shape(), &numel)) return bad(where, "shape has a negative or overflowing dimension");
+  if (t.size() != numel * 4)
+    return bad(where, format("size %llu bytes but its %llu elements need %llu",
+                             (ull)t.size(), (ull)numel, (ull)(numel * 4)));
+  if (t.arena() >= b.arenas()->size())
+    return bad(where, format("arena %u does not exist (%u arenas)", t.arena(), b.arenas()->size()));
+  const uint64_t arenaSize = b.arenas()->Get(t.arena())->size();
+  if (t.offset() % 4 != 0) return bad(where, format("offset %llu is not a multiple of 4", (ull)t.offset()));
+  if (!inside(t.offset(), t.size(), arenaSize))
+    return bad(where, format("range [%llu, +%llu) outside arena %u of %llu bytes", (ull)t.offset(),
+                             (ull)t.size(), t.arena(), (ull)arenaSize));
+  return MGRT_OK;
+}
+
+mgrt_status checkDispatch(const mgb::Bundle& b, const mgb::Dispatch& d, const std::string& where,
+                          const DeviceLimits& lim) {
+  if (d.kernel() >= b.kernels()->size())
+    return bad(where, format("kernel %u does not exist (%u kernels)", d.kernel(), b.kernels()->size()));
+  const mgb::Kernel& k = *b.kernels()->Get(d.kernel());
+  const uint32_t nb = d.bindings() ? d.bindings()->size() : 0;
+  if (nb != k.num_bindings())
+    return bad(where, format("%u bindings but kernel %u expects %u", nb, d.kernel(), k.num_bindings()));
+  if (d.params() && uint64_t(d.params()->size()) * 4 > lim.maxStorageBufferRange)
+    return failMessage(MGRT_UNSUPPORTED, where + ": params exceed the device's maxStorageBufferRange");
+  for (uint32_t j = 0; j < nb; ++j) {
+    const mgb::BufferRange* r = d.bindings()->Get(j);
+    const std::string at = where + format(" binding %u", j + 1);
+    if (r->arena() >= b.arenas()->size())
+      return bad(at, format("arena %u does not exist (%u arenas)", r->arena(), b.arenas()->size()));
+    const uint64_t arenaSize = b.arenas()->Get(r->arena())->size();
+    if (r->size() == 0 || r->size() % 4 != 0)
+      return bad(at, format("size %llu is not a positive multiple of 4", (ull)r->size()));
+    if (r->offset() % 4 != 0 || r->offset() % lim.minStorageBufferOffsetAlignment != 0)
+      return bad(at, format("offset %llu is not a multiple of the device's storage buffer alignment %llu",
+                            (ull)r->offset(), (ull)lim.minStorageBufferOffsetAlignment));
+    if (!inside(r->offset(), r->size(), arenaSize))
+      return bad(at, format("range [%llu, %llu) outside arena %u of %llu bytes", (ull)r->offset(),
+                            (ull)(r->offset() + r->size()), r->arena(), (ull)arenaSize));
+    if (r->size() > lim.maxStorageBufferRange)
+      return failMessage(MGRT_UNSUPPORTED, at + format(": %llu bytes exceed the device's maxStorageBufferRange %llu",
+                                                      (ull)r->size(), (ull)lim.maxStorageBufferRange));
+  }
+  if (!d.groups() || d.groups()->size() != 3) return bad(where, "groups must have 3 entries");
+  for (uint32_t a = 0; a < 3; ++a) {
+    const uint32_t g = d.groups()->Get(a);
+    if (g == 0) return bad(where, format("groups[%u] is 0", a));
+    if (g > lim.maxWorkGroupCount[a])
+      return failMessage(MGRT_UNSUPPORTED, where + format(": groups[%u] = %u exceeds the device limit %u",
+                                                         a, g, lim.maxWorkGroupCount[a]));
+  }
+  return MGRT_OK;
+}
+
+// Inputs/outputs: valid, named, unique; inputs writable and disjoint.
+mgrt_status checkInterface(const mgb::Bundle& b, const mgb::EntryPoint& e, const std::string& where) {
+  const auto* tensors = b.tensors();
+  for (int pass = 0; pass < 2; ++pass) {
+    const auto* list = pass == 0 ? e.inputs() : e.outputs();
+    const char* kind = pass == 0 ? "input" : "output";
+    if (!list) continue;
+    std::set<std::string> names;
+    for (uint32_t j = 0; j < list->size(); ++j) {
+      const uint32_t ti = list->Get(j);
+      if (ti >= tensors->size())
+        return bad(where, format("%s %u: tensor %u does not exist (%u tensors)", kind, j, ti, tensors->size()));
+      const mgb::Tensor* t = tensors->Get(ti);
+      if (!t->name() || t->name()->size() == 0) return bad(where, format("%s %u: tensor %u has no name", kind, j, ti));
+      if (!names.insert(t->name()->str()).second)
+        return bad(where, format("%s name '%s' appears twice", kind, t->name()->c_str()));
+      if (pass == 1) continue;
+      if (b.arenas()->Get(t->arena())->kind() == mgb::ArenaKind::Weights)
+        return bad(where, format("input '%s' lies in the read-only weights arena", t->name()->c_str()));
+      for (uint32_t k = 0; k < j; ++k) {
+        const mgb::Tensor* u = tensors->Get(list->Get(k));
+        if (u->arena() == t->arena() && t->offset() < u->offset() + u->size() &&
+            u->offset() < t->offset() + t->size())
+          return bad(where, format("inputs '%s' and '%s' overlap", u->name()->c_str(), t->name()->c_str()));
+      }
+    }
+  }
+  return MGRT_OK;
+}
+
+}  // namespace
+
+mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const DeviceLimits& lim) {
+  if (!b.kernels() || !b.arenas() || !b.tensors() || !b.entry_points())
+    return fail(MGRT_INVALID_BUNDLE, "manifest lacks kernels, arenas, tensors or entry_points");
+  for (uint32_t i = 0; i < b.kernels()->size(); ++i) MGRT_TRY(checkKernel(*b.kernels()->Get(i), i, lim));
+
+  const auto* arenas = b.arenas();
+  if (arenas->size() == 0 || arenas->Get(0)->kind() != mgb::ArenaKind::Weights)
+    return fail(MGRT_INVALID_BUNDLE, "arena 0 must be the Weights arena");
+  for (uint32_t i = 0; i < arenas->size(); ++i) {
+    const mgb::ArenaKind kind = arenas->Get(i)->kind();
+    if (uint8_t(kind) > uint8_t(mgb::ArenaKind::State))
+      return fail(MGRT_INVALID_BUNDLE, "arena %u: unknown kind %u", i, unsigned(kind));
+    if (i > 0 && kind == mgb::ArenaKind::Weights)
+      return fail(MGRT_INVALID_BUNDLE, "arena %u: only arena 0 may be a Weights arena", i);
+  }
+  if (arenas->Get(0)->size() != weightsSize)
+    return fail(MGRT_INVALID_BUNDLE, "weights section is %llu bytes but arena 0 (Weights) is %llu",
+                (ull)weightsSize, (ull)arenas->Get(0)->size());
+
+  for (uint32_t i = 0; i < b.tensors()->size(); ++i) MGRT_TRY(checkTensor(b, *b.tensors()->Get(i), i));
+
+  if (b.entry_points()->size() == 0) return fail(MGRT_INVALID_BUNDLE, "bundle has no entry points");
+  std::set<std::string> names;
+  for (uint32_t i = 0; i < b.entry_points()->size(); ++i) {
+    const mgb::EntryPoint& e = *b.entry_points()->Get(i);
+    const std::string where = label("entry point", i, e.name());
+    if (!e.name() || e.name()->size() == 0) return bad(where, "has no name");
+    if (!names.insert(e.name()->str()).second) return bad(where, "name appears twice");
+    MGRT_TRY(checkInterface(b, e, where));
+    if (!e.dispatches()) continue;
+    for (uint32_t j = 0; j < e.dispatches()->size(); ++j) {
+      const mgb::Dispatch& d = *e.dispatches()->Get(j);
+      const std::string at = format("entry point '%s' dispatch %u (node '%s')", e.name()->c_str(), j,
+                                    d.node() ? d.node()->c_str() : "");
+      MGRT_TRY(checkDispatch(b, d, at, lim));
+    }
+  }
+  return MGRT_OK;
+}
+
+}  // namespace mgrt

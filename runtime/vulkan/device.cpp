@@ -1,0 +1,118 @@
+// Logical device creation/destruction and VkResult → mgrt_status mapping.
+#include "runtime/vulkan/device.h"
+
+#include <cstring>
+#include <vector>
+
+#include "runtime/core/status.h"
+
+namespace mgrt {
+namespace vk {
+namespace {
+
+bool hasDeviceExtension(VkPhysicalDevice p, const char* name) {
+  uint32_t n = 0;
+  if (vkEnumerateDeviceExtensionProperties(p, nullptr, &n, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkExtensionProperties> exts(n);
+  if (vkEnumerateDeviceExtensionProperties(p, nullptr, &n, exts.data()) < 0) return false;
+  for (uint32_t i = 0; i < n; ++i)
+    if (std::strcmp(exts[i].extensionName, name) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+const char* resultName(VkResult r) {
+  switch (r) {
+    case VK_SUCCESS: return "VK_SUCCESS";
+    case VK_TIMEOUT: return "VK_TIMEOUT";
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
+    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
+    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
+    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
+    case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
+    case VK_ERROR_INVALID_SHADER_NV: return "VK_ERROR_INVALID_SHADER_NV";
+    default: return "VkResult error";
+  }
+}
+
+mgrt_status vkFail(Device* d, VkResult r, const char* what) {
+  if (r == VK_ERROR_DEVICE_LOST) {
+    if (d) d->lost = true;
+    return fail(MGRT_DEVICE_ERROR, "%s: the GPU device was lost (VK_ERROR_DEVICE_LOST)", what);
+  }
+  if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    return fail(MGRT_OUT_OF_MEMORY, "%s: %s", what, resultName(r));
+  return fail(MGRT_DEVICE_ERROR, "%s failed: %s (%d)", what, resultName(r), int(r));
+}
+
+mgrt_status checkValidation(Device* d, int before, const char* during) {
+  const int now = d->validationMessages.load();
+  if (now == before) return MGRT_OK;
+  std::lock_guard<std::mutex> lock(d->messageMutex);
+  return fail(MGRT_DEVICE_ERROR, "validation layer reported %d message(s) during %s; last: %s",
+              now - before, during, d->lastValidationMessage.c_str());
+}
+
+mgrt_status createDevice(const mgrt_context_options& opts, Device* d) {
+  MGRT_TRY(createInstance(validationRequested(opts), d));
+  MGRT_TRY(selectPhysicalDevice(opts.device_index, d));
+
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue{};
+  queue.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queue.queueFamilyIndex = d->queueFamily;
+  queue.queueCount = 1;
+  queue.pQueuePriorities = &priority;
+
+  // Bounds-checked buffer access where offered: kernels index with values
+  // from the (untrusted) bundle, so a wrong index must not fault the GPU.
+  VkPhysicalDeviceFeatures supported{}, enabled{};
+  vkGetPhysicalDeviceFeatures(d->physical, &supported);
+  enabled.robustBufferAccess = supported.robustBufferAccess;
+
+  std::vector<const char*> extensions;
+  if (hasDeviceExtension(d->physical, "VK_KHR_portability_subset"))
+    extensions.push_back("VK_KHR_portability_subset");  // required where offered
+
+  VkDeviceCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue;
+  info.pEnabledFeatures = &enabled;
+  info.enabledExtensionCount = uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  const VkResult r = vkCreateDevice(d->physical, &info, nullptr, &d->device);
+  if (r != VK_SUCCESS) {
+    d->device = VK_NULL_HANDLE;
+    return vkFail(d, r, "vkCreateDevice");
+  }
+  volkLoadDeviceTable(&d->fn, d->device);
+  d->fn.vkGetDeviceQueue(d->device, d->queueFamily, 0, &d->queue);
+  return MGRT_OK;
+}
+
+void destroyDevice(Device* d) {
+  if (d->device) {
+    d->fn.vkDeviceWaitIdle(d->device);
+    d->fn.vkDestroyDevice(d->device, nullptr);
+    d->device = VK_NULL_HANDLE;
+  }
+  if (d->messenger) {
+    d->destroyMessenger(d->instance, d->messenger, nullptr);
+    d->messenger = VK_NULL_HANDLE;
+  }
+  if (d->instance) {
+    vkDestroyInstance(d->instance, nullptr);
+    d->instance = VK_NULL_HANDLE;
+  }
+}
+
+}  // namespace vk
+}  // namespace mgrt

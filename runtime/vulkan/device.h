@@ -1,0 +1,67 @@
+// The Vulkan instance + logical device behind an mgrt_context.
+// Vulkan is loaded at run time (volk), so libmgrt starts without a loader.
+#pragma once
+
+#include <volk.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "runtime/core/api.h"
+#include "runtime/core/limits.h"
+
+namespace mgrt {
+namespace vk {
+
+struct Device {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  PFN_vkDestroyDebugUtilsMessengerEXT destroyMessenger = nullptr;
+  bool validation = false;
+
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkPhysicalDeviceProperties props{};
+  VkPhysicalDeviceMemoryProperties memProps{};
+  DeviceLimits limits;
+  uint32_t timestampValidBits = 0;  // 0: no timestamps on the compute queue
+
+  VkDevice device = VK_NULL_HANDLE;
+  VolkDeviceTable fn{};  // device-level entry points of this device
+  uint32_t queueFamily = 0;
+  VkQueue queue = VK_NULL_HANDLE;
+  std::mutex queueMutex;  // vkQueueSubmit needs external synchronization
+
+  std::string name;  // "llvmpipe (Vulkan 1.3, llvmpipe)"
+
+  // Validation-layer messages (warning or error) seen so far.
+  std::atomic<int> validationMessages{0};
+  std::mutex messageMutex;
+  std::string lastValidationMessage;
+
+  std::atomic<bool> lost{false};  // set on VK_ERROR_DEVICE_LOST
+};
+
+// Creates instance (with validation if asked), picks a device, creates the
+// logical device and queue. On failure *d holds whatever must be destroyed.
+mgrt_status createDevice(const mgrt_context_options& opts, Device* d);
+void destroyDevice(Device* d);
+
+// True when opts or env MGRT_VALIDATION=1 ask for the validation layer.
+bool validationRequested(const mgrt_context_options& opts);
+// Instance part (instance.cpp): loader, layers, debug messenger.
+mgrt_status createInstance(bool validation, Device* d);
+// Physical device choice (select.cpp): device_index, env MGRT_DEVICE, type order.
+mgrt_status selectPhysicalDevice(int deviceIndex, Device* d);
+
+// Maps a failed VkResult to a status with a message "<what>: <result>".
+mgrt_status vkFail(Device* d, VkResult r, const char* what);
+const char* resultName(VkResult r);
+
+// Number of validation messages now; used to turn new messages into errors.
+inline int validationCount(const Device* d) { return d->validationMessages.load(); }
+// MGRT_DEVICE_ERROR naming the last validation message if the count moved.
+mgrt_status checkValidation(Device* d, int before, const char* during);
+
+}  // namespace vk
+}  // namespace mgrt

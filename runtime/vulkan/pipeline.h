@@ -1,0 +1,27 @@
+// One compute pipeline per kernel, created once per model. Kernel ABI:
+// set 0, binding 0 = params (storage buffer of uint words), bindings 1..n =
+// tensor storage buffers; no push or specialization constants.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/vulkan/device.h"
+
+namespace mgrt {
+namespace vk {
+
+struct KernelPipeline {
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  uint32_t numBindings = 0;  // tensor bindings, not counting params
+};
+
+// `what` names the kernel in error messages, e.g. "kernel 2 ('conv2d')".
+mgrt_status createKernelPipeline(Device* d, const uint32_t* spirv, size_t words,
+                                 uint32_t numBindings, const char* what, KernelPipeline* out);
+void destroyKernelPipeline(Device* d, KernelPipeline* k);
+
+}  // namespace vk
+}  // namespace mgrt

@@ -1,0 +1,188 @@
+#include "runtime/vulkan/recorder.h"
+
+#include "runtime/core/status.h"
+#include "runtime/vulkan/memory.h"
+
+namespace mgrt {
+namespace vk {
+namespace {
+
+void barrier(Device* d, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags srcAccess,
+             VkPipelineStageFlags dst, VkAccessFlags dstAccess) {
+  VkMemoryBarrier b{};
+  b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  b.srcAccessMask = srcAccess;
+  b.dstAccessMask = dstAccess;
+  d->fn.vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+constexpr VkPipelineStageFlags kXferCompute =
+    VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+constexpr VkAccessFlags kShaderRW = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+
+mgrt_status allocateDescriptorSets(Device* d, const SessionPlan& plan, Recording* out,
+                                   std::vector<VkDescriptorSet>* sets) {
+  if (plan.dispatches.empty()) return MGRT_OK;
+  uint32_t descriptors = 0;
+  for (const DispatchPlan& p : plan.dispatches) descriptors += uint32_t(p.bindings.size()) + 1;
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptors};
+  VkDescriptorPoolCreateInfo poolInfo{};
+  poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+  poolInfo.maxSets = uint32_t(plan.dispatches.size());  // sized exactly
+  poolInfo.poolSizeCount = 1;
+  poolInfo.pPoolSizes = &size;
+  VkResult r = d->fn.vkCreateDescriptorPool(d->device, &poolInfo, nullptr, &out->descriptorPool);
+  if (r != VK_SUCCESS) {
+    out->descriptorPool = VK_NULL_HANDLE;
+    return vkFail(d, r, "vkCreateDescriptorPool");
+  }
+  std::vector<VkDescriptorSetLayout> layouts;
+  for (const DispatchPlan& p : plan.dispatches) layouts.push_back(p.kernel->setLayout);
+  VkDescriptorSetAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  alloc.descriptorPool = out->descriptorPool;
+  alloc.descriptorSetCount = uint32_t(layouts.size());
+  alloc.pSetLayouts = layouts.data();
+  sets->resize(layouts.size());
+  r = d->fn.vkAllocateDescriptorSets(d->device, &alloc, sets->data());
+  if (r != VK_SUCCESS) return vkFail(d, r, "vkAllocateDescriptorSets");
+
+  std::vector<VkDescriptorBufferInfo> infos;
+  infos.reserve(descriptors);
+  std::vector<VkWriteDescriptorSet> writes;
+  for (size_t i = 0; i < plan.dispatches.size(); ++i) {
+    const DispatchPlan& p = plan.dispatches[i];
+    const size_t first = infos.size();
+    infos.push_back({p.params.buffer, p.params.offset, p.params.size});
+    for (const BufferSlice& b : p.bindings) infos.push_back({b.buffer, b.offset, b.size});
+    VkWriteDescriptorSet w{};
+    w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    w.dstSet = (*sets)[i];
+    w.dstBinding = 0;
+    w.descriptorCount = uint32_t(p.bindings.size()) + 1;  // consecutive bindings 0..n
+    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.pBufferInfo = &infos[first];
+    writes.push_back(w);
+  }
+  d->fn.vkUpdateDescriptorSets(d->device, uint32_t(writes.size()), writes.data(), 0, nullptr);
+  return MGRT_OK;
+}
+
+void recordCommands(Device* d, const SessionPlan& plan, const std::vector<VkDescriptorSet>& sets,
+                    Recording* out) {
+  VkCommandBuffer cmd = out->cmd;
+  if (out->timestamps) d->fn.vkCmdResetQueryPool(cmd, out->timestamps, 0, 2);
+  // Everything the previous run did is finished before this run touches memory.
+  barrier(d, cmd, kXferCompute, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+          kXferCompute, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | kShaderRW);
+  for (const CopyPlan& c : plan.inputCopies) {
+    const VkBufferCopy region{c.src.offset, c.dstOffset, c.src.size};
+    d->fn.vkCmdCopyBuffer(cmd, c.src.buffer, c.dst, 1, &region);
+  }
+  barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+          kShaderRW | VK_ACCESS_TRANSFER_READ_BIT);
+  if (out->timestamps)
+    d->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, out->timestamps, 0);
+
+  VkPipeline bound = VK_NULL_HANDLE;
+  for (size_t i = 0; i < plan.dispatches.size(); ++i) {
+    const DispatchPlan& p = plan.dispatches[i];
+    if (i > 0 && p.barrier)
+      barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, kShaderRW);
+    if (p.kernel->pipeline != bound) {
+      d->fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.kernel->pipeline);
+      bound = p.kernel->pipeline;
+    }
+    d->fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.kernel->layout, 0, 1,
+                                  &sets[i], 0, nullptr);
+    d->fn.vkCmdDispatch(cmd, p.groups[0], p.groups[1], p.groups[2]);
+  }
+
+  if (out->timestamps)
+    d->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, out->timestamps, 1);
+  barrier(d, cmd, kXferCompute, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  for (const CopyPlan& c : plan.outputCopies) {
+    const VkBufferCopy region{c.src.offset, c.dstOffset, c.src.size};
+    d->fn.vkCmdCopyBuffer(cmd, c.src.buffer, c.dst, 1, &region);
+  }
+  barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+}
+
+}  // namespace
+
+mgrt_status recordSession(Device* d, const SessionPlan& plan, Recording* out) {
+  std::vector<VkDescriptorSet> sets;
+  MGRT_TRY(allocateDescriptorSets(d, plan, out, &sets));
+
+  VkCommandPoolCreateInfo poolInfo{};
+  poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  poolInfo.queueFamilyIndex = d->queueFamily;
+  VkResult r = d->fn.vkCreateCommandPool(d->device, &poolInfo, nullptr, &out->commandPool);
+  if (r != VK_SUCCESS) {
+    out->commandPool = VK_NULL_HANDLE;
+    return vkFail(d, r, "vkCreateCommandPool");
+  }
+  VkCommandBufferAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  alloc.commandPool = out->commandPool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  if ((r = d->fn.vkAllocateCommandBuffers(d->device, &alloc, &out->cmd)) != VK_SUCCESS)
+    return vkFail(d, r, "vkAllocateCommandBuffers");
+  VkFenceCreateInfo fenceInfo{};
+  fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  if ((r = d->fn.vkCreateFence(d->device, &fenceInfo, nullptr, &out->fence)) != VK_SUCCESS) {
+    out->fence = VK_NULL_HANDLE;
+    return vkFail(d, r, "vkCreateFence");
+  }
+  if (d->timestampValidBits > 0 && d->props.limits.timestampPeriod > 0) {
+    VkQueryPoolCreateInfo q{};
+    q.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    q.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    q.queryCount = 2;
+    if (d->fn.vkCreateQueryPool(d->device, &q, nullptr, &out->timestamps) != VK_SUCCESS)
+      out->timestamps = VK_NULL_HANDLE;  // timing is optional
+  }
+
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  if ((r = d->fn.vkBeginCommandBuffer(out->cmd, &begin)) != VK_SUCCESS)
+    return vkFail(d, r, "vkBeginCommandBuffer");
+  recordCommands(d, plan, sets, out);
+  if ((r = d->fn.vkEndCommandBuffer(out->cmd)) != VK_SUCCESS)
+    return vkFail(d, r, "vkEndCommandBuffer");
+  return MGRT_OK;
+}
+
+void destroyRecording(Device* d, Recording* r) {
+  if (r->timestamps) d->fn.vkDestroyQueryPool(d->device, r->timestamps, nullptr);
+  if (r->fence) d->fn.vkDestroyFence(d->device, r->fence, nullptr);
+  if (r->commandPool) d->fn.vkDestroyCommandPool(d->device, r->commandPool, nullptr);
+  if (r->descriptorPool) d->fn.vkDestroyDescriptorPool(d->device, r->descriptorPool, nullptr);
+  *r = Recording();
+}
+
+mgrt_status replay(Device* d, Recording* r, double* gpuMs) {
+  *gpuMs = -1.0;
+  MGRT_TRY(submitAndWait(d, r->cmd, r->fence, "mgrt_session_run"));
+  if (r->timestamps) {
+    uint64_t ticks[2] = {0, 0};
+    const VkResult q = d->fn.vkGetQueryPoolResults(d->device, r->timestamps, 0, 2, sizeof ticks,
+                                                   ticks, sizeof(uint64_t),
+                                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    const uint64_t mask =
+        d->timestampValidBits >= 64 ? ~0ull : ((1ull << d->timestampValidBits) - 1);
+    if (q == VK_SUCCESS) {
+      const uint64_t delta = ((ticks[1] & mask) - (ticks[0] & mask)) & mask;
+      *gpuMs = double(delta) * double(d->props.limits.timestampPeriod) * 1e-6;
+    }
+  }
+  return MGRT_OK;
+}
+
+}  // namespace vk
+}  // namespace mgrt

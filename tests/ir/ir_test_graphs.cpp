@@ -1,0 +1,162 @@
+#include "tests/ir/ir_test_graphs.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace mgc::testing {
+
+HostTensor patternTensor(const TensorType& type, uint32_t seed) {
+  HostTensor t(type);
+  uint32_t s = seed * 2654435761u + 1;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    double v = isFloat(type.dtype) ? double(int(s >> 16) % 2000 - 1000) / 256.0 : double(int(s >> 16) % 100);
+    if (type.dtype == DType::Bool) v = (s >> 20) & 1;
+    t.setF(i, v);
+  }
+  return t;
+}
+
+namespace {
+
+struct Builder {
+  Graph g;
+  int counter = 0;
+
+  ValueId input(DType dt, Shape s) { return g.addInput("in" + std::to_string(counter++), {dt, std::move(s)}); }
+  ValueId constant(DType dt, Shape s) {
+    int id = counter++;
+    return g.addConstant("c" + std::to_string(id), patternTensor({dt, std::move(s)}, uint32_t(id)));
+  }
+  ValueId out(Op op, std::vector<ValueId> ins, Attrs attrs = {}) {
+    NodeId n = g.addNode(op, std::string(opName(op)) + "_" + std::to_string(counter++), std::move(ins), std::move(attrs));
+    ValueId v = g.nodes[size_t(n)].outputs[0];
+    g.outputs.push_back(v);
+    return v;
+  }
+};
+
+// Adds one node of `op` to b. The switch has no default: a new op in the
+// table does not compile until it has a round-trip case here.
+void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId image) {
+  switch (op) {
+    case Op::Identity: case Op::Neg: case Op::Abs: case Op::Exp: case Op::Log: case Op::Sqrt:
+    case Op::Reciprocal: case Op::Relu: case Op::Sigmoid: case Op::Tanh: case Op::Erf: case Op::Floor:
+    case Op::Ceil: case Op::Round: case Op::Sin: case Op::Cos: case Op::Sign: case Op::Softplus:
+    case Op::HardSwish:
+      b.out(op, {x});
+      return;
+    case Op::Not: b.out(op, {flag}); return;
+    case Op::LeakyRelu: b.out(op, {x}, {{"alpha", 0.01}}); return;
+    case Op::Elu: b.out(op, {x}, {{"alpha", 1.0}}); return;
+    case Op::HardSigmoid: b.out(op, {x}, {{"alpha", 0.2}, {"beta", 0.5}}); return;
+    case Op::Clip: b.out(op, {x}, {{"min", -1.5}, {"max", 6.0}}); return;
+    case Op::Gelu: b.out(op, {x}, {{"approximate", int64_t(1)}}); return;
+    case Op::Cast: b.out(op, {x}, {{"to", int64_t(DType::F16)}}); return;
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Pow: case Op::Max: case Op::Min:
+    case Op::Equal: case Op::Less: case Op::LessOrEqual: case Op::Greater: case Op::GreaterOrEqual:
+      b.out(op, {x, y});
+      return;
+    case Op::And: case Op::Or: case Op::Xor: b.out(op, {flag, flag}); return;
+    case Op::Where: b.out(op, {flag, x, y}); return;
+    case Op::MatMul: b.out(op, {x, b.constant(DType::F32, {4, 2})}); return;
+    case Op::Conv:
+      b.out(op, {image, b.constant(DType::F32, {4, 3, 3, 3}), b.constant(DType::F32, {4})},
+            {{"strides", std::vector<int64_t>{1, 1}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+             {"dilations", std::vector<int64_t>{1, 1}}, {"group", int64_t(1)}});
+      b.out(op, {image, b.constant(DType::F32, {6, 1, 3, 3}), kNoValue},
+            {{"strides", std::vector<int64_t>{2, 2}}, {"group", int64_t(3)}});
+      return;
+    case Op::MaxPool:
+      b.out(op, {image}, {{"kernel", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}},
+                          {"ceil_mode", int64_t(1)}});
+      return;
+    case Op::AvgPool:
+      b.out(op, {image}, {{"kernel", std::vector<int64_t>{3, 3}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                          {"count_include_pad", int64_t(0)}});
+      return;
+    case Op::BatchNorm: {
+      std::vector<ValueId> ins{image};
+      for (int k = 0; k < 4; ++k) ins.push_back(b.constant(DType::F32, {3}));
+      b.out(op, ins, {{"epsilon", 1e-5}});
+      return;
+    }
+    case Op::LayerNorm:
+      b.out(op, {x, b.constant(DType::F32, {4}), kNoValue}, {{"axis", int64_t(1)}, {"epsilon", 1e-6}});
+      return;
+    case Op::Softmax: case Op::LogSoftmax: b.out(op, {x}, {{"axis", int64_t(1)}}); return;
+    case Op::ReduceSum: case Op::ReduceMean: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:
+      b.out(op, {image}, {{"axes", std::vector<int64_t>{2, 3}}, {"keepdims", int64_t(0)}});
+      return;
+    case Op::ArgMax: b.out(op, {x}, {{"axis", int64_t(1)}, {"keepdims", int64_t(1)}}); return;
+    case Op::Reshape: b.out(op, {x}, {{"shape", std::vector<int64_t>{2, 2, 3}}}); return;
+    case Op::Transpose: b.out(op, {x}, {{"perm", std::vector<int64_t>{1, 0}}}); return;
+    case Op::Concat: b.out(op, {x, y, x}, {{"axis", int64_t(0)}}); return;
+    case Op::Slice:
+      b.out(op, {x}, {{"starts", std::vector<int64_t>{0, 3}}, {"ends", std::vector<int64_t>{3, -1}},
+                      {"steps", std::vector<int64_t>{2, -1}}});
+      return;
+    case Op::Gather: {
+      HostTensor indices({DType::I64, {2, 2}});
+      for (int64_t i = 0; i < 4; ++i) indices.setI(i, (i * 3) % 4);
+      b.out(op, {x, b.g.addConstant("indices", indices)}, {{"axis", int64_t(1)}});
+      return;
+    }
+    case Op::Expand: b.out(op, {y}, {{"shape", std::vector<int64_t>{2, 3, 4}}}); return;
+    case Op::Pad: b.out(op, {x}, {{"pads", std::vector<int64_t>{0, 1, 2, 0}}, {"value", 0.5}}); return;
+  }
+}
+
+}  // namespace
+
+Graph graphWithEveryOp() {
+  Builder b;
+  b.g.name = "every_op";
+  ValueId x = b.input(DType::F32, {3, 4});
+  ValueId y = b.input(DType::F32, {1, 4});
+  ValueId flag = b.input(DType::Bool, {3, 4});
+  ValueId image = b.input(DType::F32, {1, 3, 8, 8});
+  for (int op = 0; op < kNumOps; ++op) addSample(b, Op(op), x, y, flag, image);
+  return std::move(b.g);
+}
+
+Graph graphWithEveryDType() {
+  Graph g;
+  g.name = "every dtype";  // quoted graph name
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int d = 0; d < kNumDTypes; ++d) {
+    DType dt = DType(d);
+    std::string base = dtypeName(dt);
+    g.addInput("input_" + base, {dt, {2, 3}});
+    HostTensor edges({dt, {8}});
+    if (isFloat(dt)) {
+      double denorm = dt == DType::F16 ? 5.960464477539063e-08 : dt == DType::F32 ? 1.401298464324817e-45 : 4.9e-324;
+      double big = dt == DType::F16 ? 65504.0 : dt == DType::F32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+      double vals[8] = {0.1, -0.0, inf, -inf, nan, denorm, big, 1.0 / 3.0};
+      for (int i = 0; i < 8; ++i) edges.setF(i, vals[i]);
+    } else if (dt == DType::Bool) {
+      for (int i = 0; i < 8; ++i) edges.setI(i, i % 3 == 0);
+    } else {
+      int64_t lo = dt == DType::I64 ? std::numeric_limits<int64_t>::min() : dt == DType::I32 ? INT32_MIN
+                   : dt == DType::I8 ? -128 : 0;
+      int64_t hi = dt == DType::I64 ? std::numeric_limits<int64_t>::max() : dt == DType::I32 ? INT32_MAX
+                   : dt == DType::I8 ? 127 : 255;
+      int64_t vals[8] = {lo, hi, 0, 1, 7, hi - 1, lo + 1, 42};
+      for (int i = 0; i < 8; ++i) edges.setI(i, vals[i]);
+    }
+    g.addConstant("edges_" + base, std::move(edges));
+    g.addConstant("big_" + base, patternTensor({dt, {20, 30}}, uint32_t(d)));  // hex form
+    HostTensor splat({dt, {4, 5}});
+    for (int64_t i = 0; i < splat.numel(); ++i) splat.setF(i, 1);
+    g.addConstant("splat_" + base, std::move(splat));
+    g.addConstant("scalar_" + base, patternTensor({dt, {}}, uint32_t(d + 100)));
+    g.addConstant("empty_" + base, HostTensor({dt, {0, 3}}));
+    NodeId n = g.addNode(Op::Identity, "copy_" + base, {g.find("input_" + base)});
+    g.outputs.push_back(g.nodes[size_t(n)].outputs[0]);
+  }
+  return g;
+}
+
+}  // namespace mgc::testing

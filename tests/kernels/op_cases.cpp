@@ -1,0 +1,209 @@
+#include "op_cases.h"
+
+#include <cmath>
+
+namespace mgc::test {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+struct Builder {
+  std::vector<OpCase>& out;
+
+  // A case with inputs (name → type + fill) and one node.
+  void add(const std::string& label, Op op, std::vector<std::pair<TensorType, Fill>> inputs, Attrs attrs = {}) {
+    OpCase c;
+    c.label = label;
+    std::vector<ValueId> ins;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      ins.push_back(c.graph.addInput("in" + std::to_string(k), inputs[k].first));
+      c.fills.push_back(inputs[k].second);
+    }
+    NodeId id = c.graph.addNode(op, "n_" + std::string(opName(op)), ins, std::move(attrs));
+    c.graph.outputs = c.graph.nodes[size_t(id)].outputs;
+    out.push_back(std::move(c));
+  }
+};
+
+TensorType T(DType t, Shape s) { return TensorType{t, std::move(s)}; }
+TensorType F(Shape s) { return T(DType::F32, std::move(s)); }
+std::pair<TensorType, Fill> N(TensorType t) { return {std::move(t), Fill{}}; }
+std::pair<TensorType, Fill> P(TensorType t) { return {std::move(t), Fill{Fill::Positive, 0}}; }
+std::pair<TensorType, Fill> B(Shape s) { return {T(DType::Bool, std::move(s)), Fill{Fill::Bool, 0}}; }
+std::pair<TensorType, Fill> I(TensorType t) { return {std::move(t), Fill{Fill::SmallInt, 0}}; }
+std::pair<TensorType, Fill> Idx(TensorType t, int64_t range) { return {std::move(t), Fill{Fill::Index, range}}; }
+
+void unaryCases(Builder& b) {
+  const Shape s{5, 6, 7};
+  for (Op op : {Op::Neg, Op::Abs, Op::Exp, Op::Relu, Op::Sigmoid, Op::Tanh, Op::Erf, Op::Floor, Op::Ceil, Op::Round,
+                Op::Sin, Op::Cos, Op::Sign, Op::Softplus, Op::HardSwish, Op::Identity})
+    b.add(opName(op), op, {N(F(s))});
+  for (Op op : {Op::Log, Op::Sqrt, Op::Reciprocal}) b.add(opName(op), op, {P(F(s))});
+  b.add("leaky_relu", Op::LeakyRelu, {N(F(s))}, {{"alpha", 0.1}});
+  b.add("elu", Op::Elu, {N(F(s))}, {{"alpha", 0.7}});
+  b.add("hard_sigmoid", Op::HardSigmoid, {N(F(s))}, {{"alpha", 0.25}, {"beta", 0.4}});
+  b.add("clip", Op::Clip, {N(F(s))}, {{"min", -0.5}, {"max", 0.8}});
+  b.add("clip only max", Op::Clip, {N(F(s))}, {{"max", 0.3}});
+  b.add("gelu erf", Op::Gelu, {N(F(s))}, {{"approximate", int64_t(0)}});
+  b.add("gelu tanh", Op::Gelu, {N(F(s))}, {{"approximate", int64_t(1)}});
+  b.add("not", Op::Not, {B({5, 6})});
+  for (Op op : {Op::Neg, Op::Abs, Op::Relu, Op::Sign})
+    b.add(std::string(opName(op)) + " i32", op, {I(T(DType::I32, {5, 7}))});
+  b.add("clip i64", Op::Clip, {I(T(DType::I64, {5, 7}))}, {{"min", -2.5}, {"max", 3.0}});
+  b.add("exp f16", Op::Exp, {N(T(DType::F16, {5, 7}))});
+  b.add("neg i8", Op::Neg, {I(T(DType::I8, {5, 7}))});
+  b.add("sqrt i32 (through f32)", Op::Sqrt, {P(T(DType::I32, {5, 7}))});
+  auto cast = [&](const std::string& label, TensorType from, DType to, Fill f = {}) {
+    b.add("cast " + label, Op::Cast, {{from, f}}, {{"to", int64_t(to)}});
+  };
+  cast("f32->i32", F(s), DType::I32);
+  cast("f32->bool", F({5, 7}), DType::Bool, Fill{Fill::SmallInt, 0});
+  cast("i64->f32", T(DType::I64, {5, 7}), DType::F32, Fill{Fill::SmallInt, 0});
+  cast("f32->f16", F(s), DType::F16);
+  cast("f32->i8", F({5, 7}), DType::I8, Fill{Fill::Index, 300});
+  cast("i32->u8", T(DType::I32, {5, 7}), DType::U8, Fill{Fill::Index, 300});
+  cast("bool->f32", T(DType::Bool, {5, 7}), DType::F32, Fill{Fill::Bool, 0});
+  cast("i32->i64", T(DType::I32, {5, 7}), DType::I64, Fill{Fill::SmallInt, 0});
+}
+
+void binaryCases(Builder& b) {
+  const Shape a{5, 1, 7}, c{6, 1};
+  for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Max, Op::Min, Op::Equal, Op::Less, Op::LessOrEqual, Op::Greater,
+                Op::GreaterOrEqual})
+    b.add(std::string(opName(op)) + " broadcast", op, {N(F(a)), N(F(c))});
+  b.add("div broadcast", Op::Div, {N(F(a)), P(F(c))});
+  b.add("add same shape", Op::Add, {N(F({5, 6, 7})), N(F({5, 6, 7}))});
+  b.add("mul scalar", Op::Mul, {N(F({5, 6, 7})), N(F({}))});
+  b.add("add rank 7", Op::Add, {N(F({2, 1, 3, 1, 2, 3, 5})), N(F({3, 2, 1, 1}))});
+  b.add("pow", Op::Pow, {P(F(a)), N(F(c))});
+  b.add("pow f32^i32", Op::Pow, {N(F(a)), I(T(DType::I32, c))});
+  b.add("pow i32^i32", Op::Pow, {I(T(DType::I32, a)), P(T(DType::I32, c))});
+  for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Max, Op::Min, Op::Equal, Op::Less, Op::GreaterOrEqual})
+    b.add(std::string(opName(op)) + " i32", op, {I(T(DType::I32, a)), I(T(DType::I32, c))});
+  b.add("div i32", Op::Div, {I(T(DType::I32, a)), P(T(DType::I32, c))});
+  for (Op op : {Op::And, Op::Or, Op::Xor}) b.add(opName(op), op, {B(a), B(c)});
+  b.add("where", Op::Where, {B({5, 1, 7}), N(F({6, 7})), N(F({1}))});
+  b.add("where i64", Op::Where, {B({5, 6, 7}), I(T(DType::I64, {7})), I(T(DType::I64, {5, 6, 1}))});
+}
+
+void nnCases(Builder& b) {
+  b.add("matmul 5x7@7x3", Op::MatMul, {N(F({5, 7})), N(F({7, 3}))});
+  b.add("matmul batch broadcast", Op::MatMul, {N(F({2, 1, 5, 7})), N(F({3, 7, 6}))});
+  b.add("matmul vector@matrix", Op::MatMul, {N(F({7})), N(F({7, 3}))});
+  b.add("matmul matrix@vector", Op::MatMul, {N(F({5, 7})), N(F({7}))});
+  b.add("matmul 67x130@130x65", Op::MatMul, {N(F({67, 130})), N(F({130, 65}))});
+  b.add("conv stride 2 pad 1", Op::Conv, {N(F({1, 3, 13, 11})), N(F({8, 3, 3, 3}))},
+        {{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
+  b.add("conv groups dilation bias", Op::Conv, {N(F({1, 6, 13, 11})), N(F({4, 3, 3, 2})), N(F({4}))},
+        {{"group", int64_t(2)}, {"dilations", Ints{2, 1}}, {"pads", Ints{0, 1, 1, 0}}});
+  b.add("conv depthwise bias", Op::Conv, {N(F({2, 6, 13, 11})), N(F({6, 1, 3, 3})), N(F({6}))},
+        {{"group", int64_t(6)}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{1, 2}}});
+  b.add("conv gemm path bias", Op::Conv, {N(F({1, 8, 9, 7})), N(F({32, 8, 3, 3})), N(F({32}))},
+        {{"pads", Ints{1, 0, 2, 1}}, {"strides", Ints{1, 1}}});
+  b.add("conv gemm path groups", Op::Conv, {N(F({2, 4, 9, 9})), N(F({34, 2, 1, 1}))}, {{"group", int64_t(2)}});
+  b.add("conv gemm 1x3x13x11 s2 d2", Op::Conv, {N(F({1, 3, 13, 11})), N(F({70, 3, 3, 3}))},
+        {{"strides", Ints{2, 1}}, {"dilations", Ints{2, 2}}, {"pads", Ints{2, 2, 2, 2}}});
+  b.add("max_pool ceil pad", Op::MaxPool, {N(F({1, 3, 13, 11}))},
+        {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t(1)}});
+  b.add("max_pool dilation", Op::MaxPool, {N(F({2, 3, 13, 11}))},
+        {{"kernel", Ints{2, 3}}, {"strides", Ints{1, 2}}, {"dilations", Ints{2, 1}}});
+  b.add("avg_pool exclude pad ceil", Op::AvgPool, {N(F({1, 3, 13, 11}))},
+        {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t(1)}});
+  b.add("avg_pool include pad", Op::AvgPool, {N(F({1, 3, 13, 11}))},
+        {{"kernel", Ints{3, 2}}, {"strides", Ints{2, 3}}, {"pads", Ints{1, 0, 1, 1}}, {"count_include_pad", int64_t(1)},
+         {"ceil_mode", int64_t(1)}});
+  b.add("batch_norm", Op::BatchNorm, {N(F({2, 3, 5, 7})), N(F({3})), N(F({3})), N(F({3})), P(F({3}))},
+        {{"epsilon", 1e-3}});
+  b.add("layer_norm axis 1 bias", Op::LayerNorm, {N(F({5, 6, 7})), N(F({6, 7})), N(F({6, 7}))},
+        {{"axis", int64_t(1)}, {"epsilon", 1e-5}});
+  b.add("layer_norm last no bias", Op::LayerNorm, {N(F({5, 6, 7})), N(F({7}))}, {{"axis", int64_t(2)}});
+  b.add("layer_norm wide rows", Op::LayerNorm, {N(F({3, 300})), N(F({300})), N(F({300}))}, {{"axis", int64_t(1)}});
+  b.add("softmax axis 1", Op::Softmax, {N(F({5, 6, 7}))}, {{"axis", int64_t(1)}});
+  b.add("softmax axis 2", Op::Softmax, {N(F({5, 6, 7}))}, {{"axis", int64_t(2)}});
+  b.add("softmax wide", Op::Softmax, {N(F({4, 500}))}, {{"axis", int64_t(1)}});
+  b.add("softmax 2-D grid", Op::Softmax, {N(F({65601, 130}))}, {{"axis", int64_t(1)}});  // > 65535 workgroups
+  b.add("log_softmax axis 0", Op::LogSoftmax, {N(F({5, 6, 7}))}, {{"axis", int64_t(0)}});
+  b.add("log_softmax wide", Op::LogSoftmax, {N(F({3, 257}))}, {{"axis", int64_t(1)}});
+}
+
+void reduceCases(Builder& b) {
+  const Shape s{5, 6, 7};
+  b.add("reduce_sum axes 0,2 keep", Op::ReduceSum, {N(F(s))}, {{"axes", Ints{0, 2}}, {"keepdims", int64_t(1)}});
+  b.add("reduce_mean axis 1", Op::ReduceMean, {N(F(s))}, {{"axes", Ints{1}}, {"keepdims", int64_t(0)}});
+  b.add("reduce_max all", Op::ReduceMax, {N(F(s))}, {{"axes", Ints{}}, {"keepdims", int64_t(0)}});
+  b.add("reduce_min axis 2", Op::ReduceMin, {N(F(s))}, {{"axes", Ints{2}}});
+  b.add("reduce_prod axis 0", Op::ReduceProd, {N(F(s))}, {{"axes", Ints{0}}});
+  b.add("reduce_mean long rows", Op::ReduceMean, {N(F({3, 1000}))}, {{"axes", Ints{1}}});
+  b.add("reduce_sum long strided", Op::ReduceSum, {N(F({300, 3}))}, {{"axes", Ints{0}}});
+  b.add("reduce_sum i32", Op::ReduceSum, {I(T(DType::I32, s))}, {{"axes", Ints{1, 2}}});
+  b.add("reduce_max i64", Op::ReduceMax, {I(T(DType::I64, s))}, {{"axes", Ints{0}}});
+  b.add("argmax axis 1", Op::ArgMax, {N(F(s))}, {{"axis", int64_t(1)}, {"keepdims", int64_t(0)}});
+  b.add("argmax axis 2 keep", Op::ArgMax, {N(F(s))}, {{"axis", int64_t(2)}, {"keepdims", int64_t(1)}});
+  b.add("argmax long", Op::ArgMax, {N(F({3, 700}))}, {{"axis", int64_t(1)}});
+  b.add("argmax i32 ties", Op::ArgMax, {I(T(DType::I32, s))}, {{"axis", int64_t(0)}});
+}
+
+void shapeCases(Builder& b) {
+  const Shape s{5, 6, 7};
+  b.add("reshape", Op::Reshape, {N(F(s))}, {{"shape", Ints{30, 7}}});
+  b.add("transpose 0231", Op::Transpose, {N(F({2, 3, 5, 7}))}, {{"perm", Ints{0, 2, 3, 1}}});
+  b.add("transpose 201", Op::Transpose, {N(F(s))}, {{"perm", Ints{2, 0, 1}}});
+  b.add("concat axis 1", Op::Concat, {N(F({5, 2, 7})), N(F({5, 3, 7})), N(F({5, 1, 7}))}, {{"axis", int64_t(1)}});
+  b.add("concat i64 axis 0", Op::Concat, {I(T(DType::I64, {2, 3})), I(T(DType::I64, {1, 3}))}, {{"axis", int64_t(0)}});
+  b.add("slice negative step", Op::Slice, {N(F(s))},
+        {{"starts", Ints{1, 0, 6}}, {"ends", Ints{4, 6, -1}}, {"steps", Ints{2, 1, -2}}});
+  b.add("slice reverse", Op::Slice, {N(F(s))},
+        {{"starts", Ints{4, 5, 0}}, {"ends", Ints{-1, 1, 7}}, {"steps", Ints{-1, -3, 3}}});
+  b.add("gather axis 1 i64", Op::Gather, {N(F(s)), Idx(T(DType::I64, {2, 3}), 6)}, {{"axis", int64_t(1)}});
+  b.add("gather axis 0 i32", Op::Gather, {N(F(s)), Idx(T(DType::I32, {4}), 5)}, {{"axis", int64_t(0)}});
+  b.add("gather i64 data", Op::Gather, {I(T(DType::I64, {7, 3})), Idx(T(DType::I64, {5}), 7)}, {{"axis", int64_t(0)}});
+  b.add("expand", Op::Expand, {N(F({5, 1, 7}))}, {{"shape", Ints{2, 5, 6, 7}}});
+  b.add("pad", Op::Pad, {N(F(s))}, {{"pads", Ints{1, 0, 2, 0, 3, 1}}, {"value", 0.5}});
+  b.add("pad negative", Op::Pad, {N(F(s))}, {{"pads", Ints{0, -1, 1, 1, 0, -2}}, {"value", 0.0}});
+  b.add("pad i32", Op::Pad, {I(T(DType::I32, {5, 7}))}, {{"pads", Ints{1, 2, 0, 1}}, {"value", 3.0}});
+}
+
+uint32_t mix(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+}  // namespace
+
+std::vector<OpCase> opCases() {
+  std::vector<OpCase> cases;
+  Builder b{cases};
+  unaryCases(b);
+  binaryCases(b);
+  nnCases(b);
+  reduceCases(b);
+  shapeCases(b);
+  return cases;
+}
+
+HostTensor makeInput(const OpCase& c, size_t k, uint32_t seed) {
+  HostTensor t(c.graph.type(c.graph.inputs.at(k)));
+  const Fill& f = c.fills.at(k);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    uint32_t r = mix(seed * 7919u + uint32_t(k) * 104729u + uint32_t(i));
+    double u = double(r) / 4294967296.0;  // [0, 1)
+    switch (f.kind) {
+      case Fill::Normal: t.setF(i, std::round((u * 4.0 - 2.0) * 4096.0) / 4096.0); break;
+      case Fill::Positive:  // floats in [0.5, 2), integers in [1, 9]
+        if (isFloat(t.type.dtype)) t.setF(i, 0.5 + u * 1.5);
+        else t.setI(i, 1 + int64_t(r % 9));
+        break;
+      case Fill::Index: t.setI(i, int64_t(r % uint32_t(2 * f.range)) - f.range); break;
+      case Fill::Bool: t.setI(i, r & 1); break;
+      case Fill::SmallInt: t.setI(i, int64_t(r % 9) - 4); break;
+    }
+  }
+  return t;
+}
+
+}  // namespace mgc::test

@@ -1,0 +1,192 @@
+// Lowering without a GPU: the embedded kernel library is complete and
+// consistent, every op lowers (or fails with a clear error), and the plans
+// obey the kernel ABI (bindings = node values, grid limits).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "kernels/eltwise_program.h"
+#include "kernels/lower.h"
+#include "kernels/registry.h"
+#include "op_cases.h"
+
+using namespace mgc;
+
+namespace {
+
+struct Reflection {
+  uint32_t localSize[3] = {0, 0, 0};
+  std::set<uint32_t> bindings, sets;
+};
+
+// Reads OpExecutionMode LocalSize and OpDecorate Binding / DescriptorSet.
+Reflection reflect(const KernelBinary& k) {
+  Reflection r;
+  for (size_t i = 5; i < k.spirvWords;) {
+    uint32_t w = k.spirv[i], count = w >> 16, opcode = w & 0xffff;
+    REQUIRE(count > 0);
+    REQUIRE(i + count <= k.spirvWords);
+    const uint32_t* ops = k.spirv + i + 1;
+    if (opcode == 16 && ops[1] == 17) std::copy(ops + 2, ops + 5, r.localSize);  // LocalSize
+    if (opcode == 71 && ops[1] == 33) r.bindings.insert(ops[2]);                 // Binding
+    if (opcode == 71 && ops[1] == 34) r.sets.insert(ops[2]);                     // DescriptorSet
+    i += count;
+  }
+  return r;
+}
+
+bool contains(const std::vector<ValueId>& vs, ValueId v) { return std::find(vs.begin(), vs.end(), v) != vs.end(); }
+
+}  // namespace
+
+TEST_CASE("every embedded kernel is valid SPIR-V with matching metadata and MSL") {
+  for (const char* name : {"batchnorm", "conv2d", "conv2d_direct", "copy", "eltwise", "gather", "layernorm", "matmul",
+                           "pool2d", "reduce", "softmax"})
+    CHECK(findKernel(name) != nullptr);
+  for (size_t i = 0; i < kernelCount(); ++i) {
+    const KernelBinary& k = kernelAt(i);
+    INFO("kernel " << k.name);
+    REQUIRE(k.spirvWords > 5);
+    CHECK(k.spirv[0] == 0x07230203u);
+    Reflection r = reflect(k);
+    CHECK(r.localSize[0] == k.localSize[0]);
+    CHECK(r.localSize[1] == k.localSize[1]);
+    CHECK(r.localSize[2] == k.localSize[2]);
+    CHECK(k.localSize[0] * k.localSize[1] * k.localSize[2] <= 256);
+    CHECK(r.sets == std::set<uint32_t>{0});
+    CHECK(r.bindings.size() == k.numBindings + 1);
+    CHECK(*r.bindings.rbegin() == k.numBindings);
+    std::string msl = k.msl;
+    CHECK(msl.find("kernel void main0") != std::string::npos);
+    CHECK(msl.find("[[buffer(0)]]") != std::string::npos);
+    CHECK(msl.find("[[buffer(" + std::to_string(k.numBindings) + ")]]") != std::string::npos);
+    if (i > 0) CHECK(std::string(kernelAt(i - 1).name) < std::string(k.name));
+    CHECK(findKernel(k.name) == &k);
+  }
+  CHECK(findKernel("no_such_kernel") == nullptr);
+  CHECK(findKernel("") == nullptr);
+}
+
+TEST_CASE("every op has a test case and lowers within the kernel ABI") {
+  std::set<Op> covered;
+  std::set<std::string> kernelsUsed;
+  for (const test::OpCase& c : test::opCases()) {
+    const Node& n = c.graph.nodes.at(0);
+    INFO("case '" << c.label << "'");
+    covered.insert(n.op);
+    std::vector<DispatchPlan> plans = lowerNode(c.graph, n);
+    if (isAliasOp(n)) {
+      CHECK(plans.empty());
+      continue;
+    }
+    REQUIRE(!plans.empty());
+    bool writesOutput = false;
+    for (const DispatchPlan& d : plans) {
+      const KernelBinary* k = findKernel(d.kernel);
+      REQUIRE(k != nullptr);
+      kernelsUsed.insert(d.kernel);
+      CHECK(d.node == n.name);
+      CHECK(!d.params.empty());
+      REQUIRE(d.bindings.size() == k->numBindings);
+      for (ValueId v : d.bindings) CHECK((contains(n.inputs, v) || contains(n.outputs, v)));
+      writesOutput |= d.bindings.back() == n.outputs[0];
+      for (uint32_t gc : d.groups) {
+        CHECK(gc >= 1);
+        CHECK(gc <= 65535);
+      }
+    }
+    CHECK(writesOutput);
+  }
+  for (int i = 0; i < kNumOps; ++i) {
+    INFO("op " << opName(Op(i)));
+    CHECK(covered.count(Op(i)) == 1);
+  }
+  for (size_t i = 0; i < kernelCount(); ++i) {
+    INFO("kernel " << kernelAt(i).name);
+    CHECK(kernelsUsed.count(kernelAt(i).name) == 1);
+  }
+}
+
+TEST_CASE("unsupported lowerings throw errors naming the node") {
+  auto expectError = [](const Graph& g, const std::string& what) {
+    try {
+      lowerNode(g, g.nodes.at(0));
+      FAIL("no error for " << what);
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      CHECK(msg.find("'bad'") != std::string::npos);
+      CHECK(msg.find(what) != std::string::npos);
+    }
+  };
+  {
+    Graph g;
+    ValueId a = g.addInput("a", {DType::I32, {5, 7}}), b = g.addInput("b", {DType::I32, {7, 3}});
+    g.addNode(Op::MatMul, "bad", {a, b});
+    expectError(g, "f32");
+  }
+  {
+    Graph g;
+    ValueId x = g.addInput("x", {DType::F32, {2, 3, 2, 3, 2, 3, 2}});
+    g.addNode(Op::Transpose, "bad", {x}, {{"perm", std::vector<int64_t>{6, 5, 4, 3, 2, 1, 0}}});
+    expectError(g, "at most 6");
+  }
+}
+
+TEST_CASE("eltwise params: program limits and broadcast strides") {
+  Graph g;
+  ValueId a = g.addInput("a", {DType::F32, {5, 1, 7}}), b = g.addInput("b", {DType::F32, {6, 1}});
+  g.addNode(Op::Add, "add", {a, b});
+  std::vector<DispatchPlan> plans = lowerNode(g, g.nodes[0]);
+  REQUIRE(plans.size() == 1);
+  const std::vector<uint32_t>& p = plans[0].params;
+  REQUIRE(p.size() == 35 + 3);
+  CHECK(p[0] == 210);
+  CHECK(p[1] == 2);
+  CHECK(p[4] == 0);  // neither input is laid out like the output
+  CHECK(std::vector<uint32_t>(p.begin() + 5, p.begin() + 11) == std::vector<uint32_t>{1, 1, 1, 5, 6, 7});
+  CHECK(std::vector<uint32_t>(p.begin() + 11, p.begin() + 17) == std::vector<uint32_t>{0, 0, 0, 7, 0, 1});
+  CHECK(std::vector<uint32_t>(p.begin() + 17, p.begin() + 23) == std::vector<uint32_t>{0, 0, 0, 0, 1, 0});
+  CHECK((p[35] & 255) == uint32_t(EwOp::ADD_F));
+  CHECK(plans[0].bindings == std::vector<ValueId>{a, b, a, a, g.nodes[0].outputs[0]});
+
+  EltwiseProgram prog;
+  prog.numInputs = 1;
+  for (int i = 0; i < 17; ++i) prog.emit(EwOp::EXP, 1, 0);
+  CHECK_THROWS_AS(encodeEltwiseParams(g.nodes[0], prog, {5}, {{5}}), Error);
+}
+
+TEST_CASE("matmul params: broadcast batch strides") {
+  Graph g;
+  ValueId a = g.addInput("a", {DType::F32, {2, 1, 5, 7}}), b = g.addInput("b", {DType::F32, {3, 7, 6}});
+  g.addNode(Op::MatMul, "mm", {a, b});
+  std::vector<DispatchPlan> plans = lowerNode(g, g.nodes[0]);
+  REQUIRE(plans.size() == 1);
+  const std::vector<uint32_t>& p = plans[0].params;
+  CHECK(std::vector<uint32_t>(p.begin(), p.begin() + 4) == std::vector<uint32_t>{5, 6, 7, 6});
+  CHECK(std::vector<uint32_t>(p.begin() + 4, p.begin() + 8) == std::vector<uint32_t>{1, 1, 2, 3});
+  CHECK(std::vector<uint32_t>(p.begin() + 8, p.begin() + 12) == std::vector<uint32_t>{0, 0, 35, 0});
+  CHECK(std::vector<uint32_t>(p.begin() + 12, p.begin() + 16) == std::vector<uint32_t>{0, 0, 0, 42});
+  CHECK(plans[0].groups[0] == 1);
+  CHECK(plans[0].groups[2] == 6);
+}
+
+TEST_CASE("big tensors get a 2-D grid within the workgroup count limit") {
+  Graph g;
+  ValueId x = g.addInput("x", {DType::F32, {4099, 4099}});
+  g.addNode(Op::Relu, "relu", {x});
+  std::vector<DispatchPlan> plans = lowerNode(g, g.nodes[0]);
+  REQUIRE(plans.size() == 1);
+  CHECK(plans[0].groups[0] == 65535);
+  CHECK(plans[0].groups[1] == 2);
+  CHECK(uint64_t(plans[0].groups[0]) * plans[0].groups[1] * 256 >= 4099ull * 4099ull);
+}
+
+TEST_CASE("device dtypes are 32-bit words") {
+  CHECK(deviceDType(DType::F16) == DType::F32);
+  CHECK(deviceDType(DType::F64) == DType::F32);
+  CHECK(deviceDType(DType::I64) == DType::I32);
+  CHECK(deviceDType(DType::Bool) == DType::I32);
+  CHECK(deviceDType(DType::U8) == DType::I32);
+}

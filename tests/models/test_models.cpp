@@ -1,0 +1,166 @@
+// End-to-end model tests: each fixture folder (tools/gen_fixtures.py) holds
+// model.onnx, input_N.npy, output_N.npy and manifest.txt ("input|output N
+// onnx_name"). The model is compiled with mgc, run on Vulkan through libmgrt
+// with the validation layer on, and every output is compared with PyTorch's.
+//
+// Error metric, per output: max|got - want| / max(max|want|, 1e-6), i.e. the
+// worst absolute error relative to the output's scale. Elementwise relative
+// error would blow up on outputs near zero, which every logit vector has.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/driver.h"
+#include "formats/npy.h"
+#include "runtime/include/mgrt.h"
+
+namespace {
+
+constexpr double kMaxNormalizedError = 1e-4;
+
+struct ManifestEntry {
+  bool isInput;
+  int index;
+  std::string name;  // the ONNX (and bundle) tensor name
+};
+
+std::vector<ManifestEntry> readManifest(const std::string& dir) {
+  std::ifstream f(dir + "/manifest.txt");
+  INFO("fixture folder " << dir << " (run ctest, or tools/gen_fixtures.py --out DIR)");
+  REQUIRE(f.good());
+  std::vector<ManifestEntry> entries;
+  std::string kind, name;
+  int index;
+  while (f >> kind >> index >> name) entries.push_back({kind == "input", index, name});
+  REQUIRE(!entries.empty());
+  return entries;
+}
+
+// MGC_GENERATED_FIXTURES (env) overrides the build folder CTest fills.
+std::string generatedFixturesDir() {
+  const char* env = std::getenv("MGC_GENERATED_FIXTURES");
+  return env && *env ? env : MGC_GENERATED_FIXTURES;
+}
+
+mgb::npy::Array loadNpy(const std::string& path) {
+  mgb::npy::Array a;
+  std::string err;
+  bool ok = mgb::npy::readFile(path, &a, &err);
+  INFO(path << ": " << err);
+  REQUIRE(ok);
+  return a;
+}
+
+std::string runtimeError(const char* call, mgrt_status s) {
+  return std::string(call) + ": " + mgrt_status_string(s) + ": " + mgrt_last_error();
+}
+
+#define REQUIRE_MGRT(call)                              \
+  do {                                                  \
+    mgrt_status status_ = (call);                       \
+    INFO(runtimeError(#call, status_));                 \
+    REQUIRE(status_ == MGRT_OK);                        \
+  } while (0)
+
+struct ContextDeleter {
+  void operator()(mgrt_context* c) const { mgrt_context_destroy(c); }
+};
+struct ModelDeleter {
+  void operator()(mgrt_model* m) const { mgrt_model_destroy(m); }
+};
+struct SessionDeleter {
+  void operator()(mgrt_session* s) const { mgrt_session_destroy(s); }
+};
+
+struct OutputError {
+  std::string name;
+  double normalized = 0;  // max|got-want| / max(max|want|, 1e-6); inf on NaN or Inf
+  double maxAbsWant = 0;
+};
+
+OutputError compareOutput(const std::string& name, const std::vector<float>& got, const mgb::npy::Array& want) {
+  const float* w = reinterpret_cast<const float*>(want.data.data());
+  double maxDiff = 0, maxWant = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double d = std::fabs(double(got[i]) - double(w[i]));
+    if (!std::isfinite(got[i])) d = INFINITY;  // NaN would compare false below
+    maxDiff = std::max(maxDiff, d);
+    maxWant = std::max(maxWant, std::fabs(double(w[i])));
+  }
+  return {name, maxDiff / std::max(maxWant, 1e-6), maxWant};
+}
+
+void runFixture(const std::string& model, const std::string& dir) {
+  const std::vector<ManifestEntry> manifest = readManifest(dir);
+
+  std::vector<uint8_t> bundle;
+  try {
+    bundle = mgc::compileFile(dir + "/model.onnx").bundle;
+  } catch (const std::exception& e) {
+    FAIL("compile " << model << ": " << e.what());
+  }
+  REQUIRE(!bundle.empty());
+
+  mgrt_context_options opts{-1, 1};
+  mgrt_context* rawCtx = nullptr;
+  REQUIRE_MGRT(mgrt_context_create(&opts, &rawCtx));
+  std::unique_ptr<mgrt_context, ContextDeleter> ctx(rawCtx);
+  std::vector<OutputError> errors;
+  {
+    mgrt_model* rawModel = nullptr;
+    REQUIRE_MGRT(mgrt_model_load(ctx.get(), bundle.data(), bundle.size(), &rawModel));
+    std::unique_ptr<mgrt_model, ModelDeleter> m(rawModel);
+    mgrt_session* rawSession = nullptr;
+    REQUIRE_MGRT(mgrt_session_create(m.get(), "infer", &rawSession));
+    std::unique_ptr<mgrt_session, SessionDeleter> s(rawSession);
+
+    for (const ManifestEntry& e : manifest) {
+      if (!e.isInput) continue;
+      mgb::npy::Array in = loadNpy(dir + "/input_" + std::to_string(e.index) + ".npy");
+      REQUIRE(in.dtype == mgb::npy::DType::F32);
+      REQUIRE_MGRT(mgrt_session_set_input(s.get(), e.name.c_str(), in.data.data(), in.data.size()));
+    }
+    REQUIRE_MGRT(mgrt_session_run(s.get()));
+    for (const ManifestEntry& e : manifest) {
+      if (e.isInput) continue;
+      mgb::npy::Array want = loadNpy(dir + "/output_" + std::to_string(e.index) + ".npy");
+      REQUIRE(want.dtype == mgb::npy::DType::F32);
+      std::vector<float> got(want.data.size() / sizeof(float));
+      REQUIRE_MGRT(mgrt_session_get_output(s.get(), e.name.c_str(), got.data(), got.size() * sizeof(float)));
+      errors.push_back(compareOutput(e.name, got, want));
+    }
+  }  // session and model destroyed: teardown is validated too
+
+  for (const OutputError& e : errors) {
+    std::printf("model %-13s output %-8s worst normalized error %.3e (max|ref| %.3g)\n", model.c_str(),
+                e.name.c_str(), e.normalized, e.maxAbsWant);
+    std::fflush(stdout);
+    INFO(model << " output " << e.name);
+    CHECK(e.normalized <= kMaxNormalizedError);
+  }
+  CHECK(mgrt_context_validation_messages(ctx.get()) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("mlp 784-256-128-10 matches PyTorch", "[models]") {
+  runFixture("mlp", std::string(MGC_COMMITTED_FIXTURES) + "/mlp");
+}
+
+TEST_CASE("pre-norm transformer encoder matches PyTorch", "[models]") {
+  runFixture("transformer", std::string(MGC_COMMITTED_FIXTURES) + "/transformer");
+}
+
+TEST_CASE("resnet18 matches PyTorch", "[models][generated]") {
+  runFixture("resnet18", generatedFixturesDir() + "/resnet18");
+}
+
+TEST_CASE("mobilenet_v2 matches PyTorch", "[models][generated]") {
+  runFixture("mobilenet_v2", generatedFixturesDir() + "/mobilenet_v2");
+}
