@@ -45,6 +45,10 @@ std::string readFile(const std::string& path) {
 // Constant data converted to the device representation (32-bit words).
 void appendDeviceWords(const HostTensor& t, DType dev, std::vector<uint8_t>& out, uint64_t offset) {
   uint8_t* dst = out.data() + offset;
+  if (dev == DType::F32 && t.type.dtype == DType::F32) {
+    std::memcpy(dst, t.data.data(), t.data.size());
+    return;
+  }
   for (int64_t i = 0; i < t.numel(); ++i) {
     if (dev == DType::F32) {
       float f = float(t.getF(i));

@@ -121,6 +121,11 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::Gather: return evalGather(n, x, y(), T);
     case Op::Expand: return evalExpand(x, T);
     case Op::Pad: return evalPad(n, x, T);
+    case Op::ConvGradInput: return evalConvGradInput(n, x, y(), T);
+    case Op::ConvGradWeight: return evalConvGradWeight(n, x, y(), T);
+    case Op::MaxPoolGrad: return evalMaxPoolGrad(n, x, y(), T);
+    case Op::AvgPoolGrad: return evalAvgPoolGrad(n, x, T);
+    case Op::GatherGrad: return evalGatherGrad(n, x, y(), T);
   }
   fail(n, "unknown op");
 }

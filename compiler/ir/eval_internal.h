@@ -182,4 +182,11 @@ HostTensor evalGather(const Node& n, const HostTensor& data, const HostTensor& i
 HostTensor evalExpand(const HostTensor& x, const TensorType& outT);
 HostTensor evalPad(const Node& n, const HostTensor& x, const TensorType& outT);
 
+// eval_grad.cpp (gradient ops emitted by passes/autodiff.cpp)
+HostTensor evalConvGradInput(const Node& n, const HostTensor& dy, const HostTensor& w, const TensorType& outT);
+HostTensor evalConvGradWeight(const Node& n, const HostTensor& x, const HostTensor& dy, const TensorType& outT);
+HostTensor evalMaxPoolGrad(const Node& n, const HostTensor& x, const HostTensor& dy, const TensorType& outT);
+HostTensor evalAvgPoolGrad(const Node& n, const HostTensor& dy, const TensorType& outT);
+HostTensor evalGatherGrad(const Node& n, const HostTensor& dy, const HostTensor& idx, const TensorType& outT);
+
 }  // namespace mgc::eval

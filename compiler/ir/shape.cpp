@@ -25,6 +25,21 @@ int64_t poolOut(int64_t in, int64_t k, int64_t s, int64_t padBegin, int64_t padE
   return out;
 }
 
+// Spatial output size of a Conv / pooling window over x (NCHW) with the
+// node's strides/pads/dilations: what a gradient op's dy must be shaped.
+Shape windowOutShape(const Node& n, const Shape& x, int64_t channels, int64_t kh, int64_t kw, bool ceilMode) {
+  auto st = n.ints("strides", {{1, 1}}), pd = n.ints("pads", {{0, 0, 0, 0}}), dl = n.ints("dilations", {{1, 1}});
+  if (x.size() != 4 || st.size() != 2 || pd.size() != 4 || dl.size() != 2)
+    fail(n, "shape/strides/pads/dilations have wrong length");
+  Shape s{x[0], channels, 0, 0};
+  int64_t k[2] = {kh, kw};
+  for (size_t d = 0; d < 2; ++d) {
+    if (k[d] <= 0 || st[d] <= 0 || dl[d] <= 0) fail(n, "kernel, strides and dilations must be positive");
+    s[2 + d] = poolOut(x[2 + d], k[d], st[d], pd[d], pd[d + 2], dl[d], ceilMode);
+  }
+  return s;
+}
+
 }  // namespace
 
 Shape broadcastShapes(const Shape& a, const Shape& b) {
@@ -177,6 +192,7 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       return {TensorType{x.dtype, s}};
     }
     case Op::ArgMax: {
+      if (rank == 0) fail(n, "expects rank >= 1");
       int64_t axis = normAxis(n, n.i("axis", 0), rank);
       Shape s = x.shape;
       if (n.i("keepdims", 1)) s[size_t(axis)] = 1;
@@ -203,6 +219,7 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       return {TensorType{x.dtype, s}};
     }
     case Op::Concat: {
+      if (rank == 0) fail(n, "cannot concatenate scalars");
       int64_t axis = normAxis(n, n.i("axis"), rank);
       Shape s = x.shape;
       for (int k = 1; k < nin; ++k) {
@@ -226,6 +243,7 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       return {TensorType{x.dtype, s}};
     }
     case Op::Gather: {
+      if (rank == 0) fail(n, "data must have rank >= 1");
       int64_t axis = normAxis(n, n.i("axis", 0), rank);
       const TensorType& idx = in(1);
       if (idx.dtype != DType::I64 && idx.dtype != DType::I32) fail(n, "indices must be i32 or i64, got " + idx.str());
@@ -250,6 +268,41 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
         if (s[k] < 0) fail(n, "padding makes a dimension negative");
       }
       return {TensorType{x.dtype, s}};
+    }
+    case Op::ConvGradInput: case Op::ConvGradWeight: {
+      // inputs: (dy, w) -> dx of `shape`, or (x, dy) -> dw of `shape`
+      bool wantInput = n.op == Op::ConvGradInput;
+      const TensorType& dy = wantInput ? x : in(1);
+      Shape xs = wantInput ? n.ints("shape") : x.shape, ws = wantInput ? in(1).shape : n.ints("shape");
+      int64_t group = n.i("group", 1);
+      if (xs.size() != 4 || ws.size() != 4 || group <= 0 || xs[1] % group || ws[0] % group || xs[1] / group != ws[1])
+        fail(n, "input " + shapeStr(xs) + " and weight " + shapeStr(ws) + " do not match with group " + std::to_string(group));
+      if (dy.shape != windowOutShape(n, xs, ws[0], ws[2], ws[3], false))
+        fail(n, "output gradient " + dy.str() + " does not match the convolution of " + shapeStr(xs));
+      return {TensorType{dy.dtype, wantInput ? xs : ws}};
+    }
+    case Op::MaxPoolGrad: case Op::AvgPoolGrad: {
+      // MaxPoolGrad(x, dy) -> dx like x; AvgPoolGrad(dy){shape} -> dx of `shape`
+      bool isMax = n.op == Op::MaxPoolGrad;
+      const TensorType& dy = isMax ? in(1) : x;
+      Shape xs = isMax ? x.shape : n.ints("shape");
+      auto ks = n.ints("kernel");
+      if (xs.size() != 4 || ks.size() != 2) fail(n, "expects a 4-D input and a 2-D kernel");
+      if (dy.shape != windowOutShape(n, xs, xs[1], ks[0], ks[1], n.i("ceil_mode", 0) != 0))
+        fail(n, "output gradient " + dy.str() + " does not match pooling " + shapeStr(xs));
+      return {TensorType{dy.dtype, xs}};
+    }
+    case Op::GatherGrad: {
+      Shape ds = n.ints("shape");
+      const TensorType& idx = in(1);
+      if (ds.empty()) fail(n, "data shape must have rank >= 1");
+      int64_t axis = normAxis(n, n.i("axis", 0), int(ds.size()));
+      if (idx.dtype != DType::I64 && idx.dtype != DType::I32) fail(n, "indices must be i32 or i64, got " + idx.str());
+      Shape want(ds.begin(), ds.begin() + axis);
+      want.insert(want.end(), idx.shape.begin(), idx.shape.end());
+      want.insert(want.end(), ds.begin() + axis + 1, ds.end());
+      if (x.shape != want) fail(n, "output gradient " + x.str() + " does not match gathering " + shapeStr(ds));
+      return {TensorType{x.dtype, ds}};
     }
   }
   fail(n, "unknown op");

@@ -1,0 +1,89 @@
+#include "tests/fuzz/fuzz_entries.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/parser.h"
+#include "compiler/ir/types.h"
+#include "compiler/onnx/import.h"
+#include "formats/bundle_layout.h"
+#include "formats/npy.h"
+#include "runtime/core/verify_fuzz_entry.h"
+#include "runtime/include/mgrt.h"
+
+namespace mgc_fuzz {
+namespace {
+
+// A reader broke its contract: abort so that libFuzzer (and the
+// regression test, through the exit status) sees a crash.
+[[noreturn]] void contractBroken(const char* what) {
+  std::fprintf(stderr, "fuzz contract broken: %s\n", what);
+  std::abort();
+}
+
+void checkStatus(mgrt_status s) {
+  if (s != MGRT_OK && s != MGRT_INVALID_BUNDLE && s != MGRT_UNSUPPORTED && s != MGRT_OUT_OF_MEMORY)
+    contractBroken("dryRunLoad returned a status a load must not return");
+  if (s != MGRT_OK && std::strlen(mgrt_last_error()) == 0) contractBroken("refusal without a message");
+}
+
+}  // namespace
+
+void bundle(const uint8_t* data, size_t size) {
+  for (int which = 0; which < 2; ++which)
+    checkStatus(mgrt::dryRunLoad(data, size, mgrt::fuzzDeviceLimits(which)));
+  // Random bytes almost never carry a valid checksum, so also try the input
+  // with its header's file size and checksum repaired: that is what lets
+  // mutations reach the FlatBuffers and semantic checks.
+  if (size < mgb::kHeaderSize) return;
+  std::vector<uint8_t> fixed(data, data + size);
+  mgb::Header h;
+  std::memcpy(&h, fixed.data(), sizeof h);
+  h.file_size = size;
+  h.checksum = 0;
+  std::memcpy(fixed.data(), &h, sizeof h);
+  h.checksum = mgb::bundleChecksum(fixed.data(), fixed.size());
+  std::memcpy(fixed.data(), &h, sizeof h);
+  for (int which = 0; which < 2; ++which)
+    checkStatus(mgrt::dryRunLoad(fixed.data(), fixed.size(), mgrt::fuzzDeviceLimits(which)));
+}
+
+void onnx(const uint8_t* data, size_t size) {
+  try {
+    mgc::Graph g = mgc::importOnnxBytes(data, size, "fuzz.onnx");
+    (void)g;
+  } catch (const mgc::Error& e) {
+    if (std::strlen(e.what()) == 0) contractBroken("importer error without a message");
+  }
+}
+
+void ir(const uint8_t* data, size_t size) {
+  try {
+    mgc::Graph g = mgc::parseGraph(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.mgir");
+    (void)g;
+  } catch (const mgc::Error& e) {
+    if (std::strlen(e.what()) == 0) contractBroken("parser error without a message");
+  }
+}
+
+void npy(const uint8_t* data, size_t size) {
+  mgb::npy::Array a;
+  std::string error;
+  if (!mgb::npy::read(data, size, &a, &error)) {
+    if (error.empty()) contractBroken("npy refusal without a message");
+    return;
+  }
+  uint64_t numel = 0;
+  if (!mgb::npy::numElements(a.shape, &numel)) contractBroken("accepted npy has a bad shape");
+  if (a.data.size() != numel * mgb::npy::elementSize(a.dtype)) contractBroken("accepted npy data size");
+  std::vector<uint8_t> bytes;
+  if (!mgb::npy::write(a, &bytes, &error)) contractBroken("accepted npy cannot be written back");
+  mgb::npy::Array b;
+  if (!mgb::npy::read(bytes.data(), bytes.size(), &b, &error)) contractBroken("written npy cannot be read");
+  if (b.dtype != a.dtype || b.shape != a.shape || b.data != a.data) contractBroken("npy round trip differs");
+}
+
+}  // namespace mgc_fuzz

@@ -1,0 +1,24 @@
+// One entry point per untrusted-input reader, shared by the libFuzzer
+// targets (fuzz_<name>.cpp) and the regression test that replays saved
+// inputs in the normal build. Each returns normally for any input the
+// reader handles correctly (accepted, or refused with its documented error)
+// and lets anything else escape: a crash, a sanitizer report, or an
+// exception of a type the reader promises never to throw.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace mgc_fuzz {
+
+// libmgrt: header, checksum, FlatBuffers, semantics, device limits, then the
+// host half of model load and session creation (no VkDevice).
+void bundle(const uint8_t* data, size_t size);
+// compiler/onnx: importOnnxBytes; only mgc::Error may escape the importer.
+void onnx(const uint8_t* data, size_t size);
+// compiler/ir: parseGraph; only mgc::Error may escape the parser.
+void ir(const uint8_t* data, size_t size);
+// formats/npy: read, and for an accepted array, write + read it back.
+void npy(const uint8_t* data, size_t size);
+
+}  // namespace mgc_fuzz
