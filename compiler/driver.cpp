@@ -1,24 +1,19 @@
 // The driver: import → graph passes → lowering → memory plan → schedule →
-// bundle. Each phase is timed for the report.
+// bundle. Each phase is timed for the report. Lowering and bundle building
+// live in bundle_builder.cpp (shared with driver_train.cpp).
 #include "compiler/driver.h"
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
-#include <map>
 #include <sstream>
 
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/onnx/import.h"
+#include "compiler/bundle_builder.h"
 #include "compiler/report.h"
-#include "formats/bundle_writer.h"
-#include "kernels/lower.h"
-#include "kernels/registry.h"
-#include "passes/memory_plan.h"
 #include "passes/pipeline.h"
-#include "passes/schedule.h"
 
 namespace mgc {
 
@@ -42,29 +37,26 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
-// Constant data converted to the device representation (32-bit words).
-void appendDeviceWords(const HostTensor& t, DType dev, std::vector<uint8_t>& out, uint64_t offset) {
-  uint8_t* dst = out.data() + offset;
-  if (dev == DType::F32 && t.type.dtype == DType::F32) {
-    std::memcpy(dst, t.data.data(), t.data.size());
-    return;
-  }
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (dev == DType::F32) {
-      float f = float(t.getF(i));
-      std::memcpy(dst + 4 * i, &f, 4);
-    } else {
-      int32_t v = int32_t(t.getI(i));
-      std::memcpy(dst + 4 * i, &v, 4);
-    }
-  }
-}
-
 }  // namespace
 
 Graph loadModel(const std::string& path) {
   if (endsWith(path, ".mgir")) return parseGraph(readFile(path), path);
   return importOnnx(path);
+}
+
+void runGraphPipeline(Graph& g, const std::string& source, const CompileOptions& opts,
+                      std::vector<PhaseTime>* phases, const std::string& phaseSuffix) {
+  for (const Pass& pass : graphPipeline()) {
+    auto t0 = Clock::now();
+    try {
+      pass.run(g);
+    } catch (const Error& e) {
+      throw Error(source + ": pass '" + pass.name + "': " + e.what());
+    }
+    if (phases) phases->push_back({pass.name + phaseSuffix, msSince(t0)});
+    if (opts.printIrAfterAll)
+      std::fprintf(stderr, "// ----- IR after %s%s -----\n%s\n", pass.name, phaseSuffix.c_str(), printGraph(g, true).c_str());
+  }
 }
 
 namespace {
@@ -76,132 +68,13 @@ CompileResult compileImpl(Graph g, const std::string& source, const CompileOptio
   ReportBuilder report(source);
   report.recordImportedOps(g);
 
-  // Graph passes.
-  for (const Pass& pass : graphPipeline()) {
-    auto t0 = Clock::now();
-    try {
-      pass.run(g);
-    } catch (const Error& e) {
-      throw Error(source + ": pass '" + pass.name + "': " + e.what());
-    }
-    result.phases.push_back({pass.name, msSince(t0)});
-    if (opts.printIrAfterAll) std::fprintf(stderr, "// ----- IR after %s -----\n%s\n", pass.name, printGraph(g, true).c_str());
-  }
+  runGraphPipeline(g, source, opts, &result.phases);
 
-  // Lowering: node → dispatches.
-  auto t0 = Clock::now();
-  MemoryPlanInput mpi;
-  std::vector<std::vector<DispatchPlan>> plans(g.nodes.size());
-  for (size_t k = 0; k < g.nodes.size(); ++k) {
-    const Node& n = g.nodes[k];
-    bool alias = isAliasOp(n);
-    mpi.isAlias.push_back(alias);
-    OpClass cls = opInfo(n.op).cls;
-    mpi.mayRunInPlace.push_back(!alias && (cls == OpClass::Unary || cls == OpClass::Binary) &&
-                                deviceDType(g.type(n.outputs[0]).dtype) == deviceDType(g.type(n.inputs[0]).dtype));
-    if (alias) continue;
-    try {
-      plans[k] = lowerNode(g, n);
-    } catch (const Error& e) {
-      throw Error(source + ": " + e.what());
-    }
-  }
-  result.phases.push_back({"lower", msSince(t0)});
+  // Lowering, memory plan, schedule, bundle (shared with compileTraining).
+  BundleBuilder builder(source, &report);
+  builder.addEntryPoint("infer", g, &result.phases);
+  result.bundle = builder.finish(&result.phases);
 
-  // Memory plan.
-  t0 = Clock::now();
-  MemoryPlan mem = planMemory(g, mpi);
-  for (size_t k = 0; k < g.nodes.size(); ++k) {
-    const Node& n = g.nodes[k];
-    if (mpi.isAlias[k] && g.value(n.inputs[0]).isConstant())
-      mem.slots[size_t(n.outputs[0])] = mem.slots[size_t(n.inputs[0])];
-  }
-  result.phases.push_back({"memory-plan", msSince(t0)});
-
-  // Bundle spec: kernels (deduplicated), dispatches, barriers, tensors.
-  t0 = Clock::now();
-  mgb::BundleSpec spec;
-  spec.producer = "mgc 0.1.0";
-  spec.arenas = {{0, mem.weightsBytes}, {1, mem.activationBytes}};
-  spec.weights.assign(mem.weightsBytes, 0);
-  for (size_t v = 0; v < g.values.size(); ++v) {
-    const Value& val = g.values[v];
-    const TensorSlot& slot = mem.slots[v];
-    if (val.isConstant() && slot.arena == 0)
-      appendDeviceWords(*val.constant, deviceDType(val.type.dtype), spec.weights, slot.offset);
-  }
-
-  std::map<std::string, uint32_t> kernelIndex;
-  mgb::EntryPointEntry entry;
-  entry.name = "infer";
-  std::vector<DispatchAccess> access;
-  auto rangeOf = [&](ValueId v, const std::string& node) {
-    const TensorSlot& s = mem.slots[size_t(v)];
-    if (s.arena < 0) throw Error(source + ": node '" + node + "': tensor '" + g.value(v).name + "' has no storage");
-    return mgb::RangeEntry{uint32_t(s.arena), s.offset, s.size};
-  };
-  for (size_t k = 0; k < g.nodes.size(); ++k) {
-    for (const DispatchPlan& p : plans[k]) {
-      auto [it, inserted] = kernelIndex.emplace(p.kernel, uint32_t(spec.kernels.size()));
-      if (inserted) {
-        const KernelBinary* kb = findKernel(p.kernel);
-        if (!kb) throw Error(source + ": node '" + p.node + "': no kernel named '" + p.kernel + "'");
-        mgb::KernelEntry ke;
-        ke.name = kb->name;
-        ke.spirv.assign(kb->spirv, kb->spirv + kb->spirvWords);
-        ke.msl = kb->msl;
-        for (int i = 0; i < 3; ++i) ke.localSize[i] = kb->localSize[i];
-        ke.numBindings = kb->numBindings;
-        spec.kernels.push_back(std::move(ke));
-      }
-      mgb::DispatchEntry d;
-      d.kernel = it->second;
-      d.params = p.params;
-      d.node = p.node;
-      for (int i = 0; i < 3; ++i) d.groups[i] = p.groups[i];
-      DispatchAccess acc;
-      for (size_t b = 0; b < p.bindings.size(); ++b) {
-        mgb::RangeEntry r = rangeOf(p.bindings[b], p.node);
-        d.bindings.push_back(r);
-        ByteRange br{int(r.arena), r.offset, r.size};
-        (b + p.numWritten >= p.bindings.size() ? acc.writes : acc.reads).push_back(br);
-      }
-      report.recordDispatch(p);
-      access.push_back(std::move(acc));
-      entry.dispatches.push_back(std::move(d));
-    }
-  }
-  std::vector<bool> barriers = placeBarriers(access);
-  int barrierCount = 0;
-  for (size_t i = 0; i < barriers.size(); ++i) {
-    entry.dispatches[i].barrier = barriers[i];
-    barrierCount += barriers[i];
-  }
-  auto addTensor = [&](ValueId v) {
-    const Value& val = g.value(v);
-    mgb::TensorEntry t;
-    t.name = val.name;
-    t.dtype = uint8_t(val.type.dtype);
-    t.deviceDtype = uint8_t(deviceDType(val.type.dtype));
-    t.shape = val.type.shape;
-    mgb::RangeEntry r = rangeOf(v, "<io>");
-    t.arena = r.arena;
-    t.offset = r.offset;
-    t.size = r.size;
-    spec.tensors.push_back(std::move(t));
-    return uint32_t(spec.tensors.size() - 1);
-  };
-  for (ValueId v : g.inputs) entry.inputs.push_back(addTensor(v));
-  for (ValueId v : g.outputs) entry.outputs.push_back(addTensor(v));
-  spec.entryPoints.push_back(std::move(entry));
-  result.phases.push_back({"schedule", msSince(t0)});
-
-  t0 = Clock::now();
-  result.bundle = mgb::writeBundle(spec);
-  result.phases.push_back({"write-bundle", msSince(t0)});
-
-  report.recordMemory(mem);
-  report.recordBundle(spec, result.bundle.size(), barrierCount);
   report.recordPhases(result.phases);
   result.reportJson = report.json();
   result.summary = report.summary();

@@ -34,4 +34,9 @@ Graph loadModel(const std::string& path);
 CompileResult compileGraph(Graph g, const std::string& source, const CompileOptions& opts = {});
 CompileResult compileFile(const std::string& path, const CompileOptions& opts = {});
 
+// The graph pass pipeline (passes/pipeline.h) over g, each pass timed into
+// `phases` (name + phaseSuffix). Errors name `source` and the pass.
+void runGraphPipeline(Graph& g, const std::string& source, const CompileOptions& opts,
+                      std::vector<PhaseTime>* phases, const std::string& phaseSuffix = "");
+
 }  // namespace mgc

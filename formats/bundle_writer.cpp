@@ -41,7 +41,7 @@ std::vector<uint8_t> buildManifest(const BundleSpec& spec) {
 
   std::vector<flatbuffers::Offset<Arena>> arenas;
   for (const ArenaEntry& a : spec.arenas)
-    arenas.push_back(CreateArena(fbb, static_cast<ArenaKind>(a.kind), a.size));
+    arenas.push_back(CreateArena(fbb, static_cast<ArenaKind>(a.kind), a.size, a.initOffset, a.initSize));
 
   std::vector<flatbuffers::Offset<Tensor>> tensors;
   for (const TensorEntry& t : spec.tensors)
@@ -58,7 +58,7 @@ std::vector<uint8_t> buildManifest(const BundleSpec& spec) {
   }
 
   auto root = CreateBundleDirect(fbb, spec.producer.c_str(), &kernels, &arenas, &tensors,
-                                 &entryPoints);
+                                 &entryPoints, spec.state.empty() ? nullptr : &spec.state);
   FinishBundleBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

@@ -19,6 +19,7 @@ struct KernelEntry {
 struct ArenaEntry {
   uint8_t kind = 0;  // mgb::ArenaKind
   uint64_t size = 0;
+  uint64_t initOffset = 0, initSize = 0;  // initial bytes in `weights` (State arenas)
 };
 
 struct TensorEntry {
@@ -56,7 +57,11 @@ struct BundleSpec {
   std::vector<ArenaEntry> arenas;
   std::vector<TensorEntry> tensors;
   std::vector<EntryPointEntry> entryPoints;
-  std::vector<uint8_t> weights;  // initial contents of the Weights arena (arena 0)
+  // The file's data section: the initial contents of the Weights arena
+  // (arena 0, its first arenas[0].size bytes), then the initial bytes of any
+  // State arena (ArenaEntry::initOffset/initSize).
+  std::vector<uint8_t> weights;
+  std::vector<uint32_t> state;  // indices into tensors: the named state tensors
 };
 
 std::vector<uint8_t> writeBundle(const BundleSpec& spec);

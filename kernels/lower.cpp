@@ -52,6 +52,11 @@ std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
     case Op::Gather: return lowerGather(g, n);
     case Op::Expand: return lowerExpand(g, n);
     case Op::Pad: return lowerPad(g, n);
+    case Op::ConvGradInput: return lowerConvGrad(g, n);
+    case Op::ConvGradWeight: return lowerConvGrad(g, n);
+    case Op::MaxPoolGrad: return lowerPoolGrad(g, n);
+    case Op::AvgPoolGrad: return lowerPoolGrad(g, n);
+    case Op::GatherGrad: return lowerGatherGrad(g, n);
   }
   fail(n, "unknown op");
 }

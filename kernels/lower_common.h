@@ -56,6 +56,11 @@ struct StridedDims {
              size_t rank) const;
 };
 
+// Appends the node's fused epilogue (params words and the 2 operand
+// bindings, `absent` for unused ones) to a conv2d / matmul plan whose
+// bindings end with the output (lower_epilogue.cpp).
+void appendEpilogue(const Graph& g, const Node& n, DispatchPlan& d, ValueId absent);
+
 // Per-family lowerings (one file each).
 std::vector<DispatchPlan> lowerEltwise(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerTranspose(const Graph& g, const Node& n);
@@ -74,5 +79,9 @@ std::vector<DispatchPlan> lowerArgMax(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerSoftmax(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerLayerNorm(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerBatchNorm(const Graph& g, const Node& n);
+// lower_grad.cpp: gradient ops (passes/autodiff.cpp)
+std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerPoolGrad(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerGatherGrad(const Graph& g, const Node& n);
 
 }  // namespace mgc::kern

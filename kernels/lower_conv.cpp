@@ -27,11 +27,13 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
               hasBias ? 1u : 0u};
   u32(n, std::max({numel(x), numel(w), numel(y)}), "tensor size");
   d.bindings = {n.inputs[0], n.inputs[1], hasBias ? n.inputs[2] : n.inputs[1], n.outputs[0]};
+  appendEpilogue(g, n, d, n.inputs[0]);
   if (gemm) {
+    // Images fold into the pixel axis: N*OH*OW columns.
     auto tiles = [](int64_t v) { return uint32_t(std::min<int64_t>((v + 63) / 64, kMaxGroups)); };
-    d.groups[0] = tiles(y[2] * y[3]);
+    d.groups[0] = tiles(x[0] * y[2] * y[3]);
     d.groups[1] = tiles(Mg);
-    d.groups[2] = uint32_t(std::min<int64_t>(x[0] * groups, kMaxGroups));
+    d.groups[2] = uint32_t(std::min<int64_t>(groups, kMaxGroups));
   } else {
     setItemGrid(d, n, uint64_t(numel(y)), 256);
   }

@@ -33,6 +33,7 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   u32(n, batches * M * N, "output size");
   u32(n, std::max(numel(a), numel(b)), "operand size");
   d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
+  appendEpilogue(g, n, d, n.inputs[0]);
   auto tiles = [](int64_t x) { return uint32_t(std::min<int64_t>((x + 63) / 64, kMaxGroups)); };
   d.groups[0] = tiles(N);
   d.groups[1] = tiles(M);

@@ -92,7 +92,7 @@ bool perChannelFactors(const HostTensor& k, int64_t channels, std::vector<double
 bool matchConvConsumer(Rewriter& r, size_t i, Op op, ConvFoldSite* site) {
   const Graph& g = r.g;
   const Node& conv = g.nodes[i];
-  if (conv.op != Op::Conv) return false;
+  if (conv.op != Op::Conv || conv.has("epilogue")) return false;  // a fused epilogue runs after the bias
   const HostTensor* w = r.constantOf(conv.inputs[1]);
   if (!w || !isFloat(w->type.dtype) || w->data.size() != w->type.bytes()) return false;
   if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue && !r.constantOf(conv.inputs[2])) return false;

@@ -42,6 +42,9 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   std::vector<int> def(nv, -1), last(nv, -1);
   std::vector<bool> isOutput(nv, false), isInput(nv, false);
   for (ValueId v : g.outputs) isOutput[size_t(v)] = true;
+  // New values of state updates are copied into the state at the end of the
+  // run: they live to the end like outputs.
+  for (const auto& u : g.stateUpdates) isOutput[size_t(u.second)] = true;
   for (ValueId v : g.inputs) isInput[size_t(v)] = true;
   for (int s = 0; s < steps; ++s) {
     for (ValueId v : g.nodes[size_t(s)].inputs)
@@ -70,7 +73,9 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
     if (n.outputs.size() != 1 || n.inputs.empty()) continue;
     ValueId out = n.outputs[0];
     if (in.isAlias[size_t(s)]) {
-      if (!g.value(n.inputs[0]).isConstant()) uf.unite(n.inputs[0], out);
+      // An alias of a constant or state value shares its (non-activation)
+      // slot; the driver copies that slot over.
+      if (!g.value(n.inputs[0]).isConstant() && !g.value(n.inputs[0]).isState) uf.unite(n.inputs[0], out);
       continue;
     }
     if (!in.mayRunInPlace[size_t(s)]) continue;
@@ -78,7 +83,7 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
       if (v < 0) continue;
       const Value& val = g.value(v);
       bool dies = last[size_t(v)] == s && std::count(n.inputs.begin(), n.inputs.end(), v) == 1;
-      if (val.isConstant() || isInput[size_t(v)] || isOutput[size_t(v)] || !dies) continue;
+      if (val.isConstant() || val.isState || isInput[size_t(v)] || isOutput[size_t(v)] || !dies) continue;
       if (g.type(v).shape != g.type(out).shape) continue;
       // Only when v's storage group ends here too (an alias of v may live on).
       bool groupDies = true;
@@ -96,7 +101,7 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   std::vector<int> groupIndex(nv, -1);
   for (size_t v = 0; v < nv; ++v) {
     const Value& val = g.values[v];
-    if (val.isConstant()) continue;
+    if (val.isConstant() || val.isState) continue;  // state: placed by the driver (shared arena)
     bool live = isInput[v] || isOutput[v] || def[v] >= 0;
     if (!live) continue;
     int begin = isInput[v] ? 0 : def[v];
@@ -147,7 +152,7 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   plan.activationBytes = peak;
 
   for (size_t v = 0; v < nv; ++v) {
-    if (g.values[v].isConstant()) continue;
+    if (g.values[v].isConstant() || g.values[v].isState) continue;
     int gi = groupIndex[size_t(uf.find(int(v)))];
     if (gi < 0) continue;
     plan.slots[v] = {1, intervals[size_t(gi)].offset, deviceBytes(g.values[v].type)};

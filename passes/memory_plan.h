@@ -6,6 +6,9 @@
 // values whose lifetimes do not overlap share bytes. Alias ops (Reshape,
 // Identity) share their input's storage; an elementwise op may write in place
 // over an input that dies at that op and has the output's shape.
+// State values (Value::isState) are left unplaced (arena -1): the driver puts
+// them in the State arena shared by all entry points. New values of state
+// updates live to the end of the run, like graph outputs.
 #pragma once
 
 #include <cstdint>

@@ -13,6 +13,7 @@ const std::vector<Pass>& graphPipeline() {
       {"const-fold", constFold},
       {"canonicalize", canonicalize},
       {"const-fold", constFold},
+      {"fuse-conv-epilogue", fuseConvEpilogue},
       {"dce", deadCodeElim},
   };
   return kPipeline;

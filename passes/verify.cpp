@@ -65,6 +65,18 @@ void verifyGraph(Graph& g) {
                   std::to_string(val.type.bytes()));
     define(v, "constant");
   }
+  // State values (training): defined like inputs, before every node.
+  for (size_t k = 0; k < g.values.size(); ++k) {
+    const Value& val = g.values[k];
+    if (!val.isState) continue;
+    ValueId v = ValueId(k);
+    if (defined[k]) throw Error("verify: state " + describeValue(g, v) + " is also a graph input or constant");
+    if (val.producer >= 0) throw Error("verify: state " + describeValue(g, v) + " is produced by a node");
+    if (!val.initial || val.initial->type != val.type || val.initial->data.size() != val.type.bytes())
+      throw Error("verify: state " + describeValue(g, v) + " of type " + val.type.str() +
+                  " lacks an initial value of that type");
+    define(v, "state");
+  }
 
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     const Node& n = g.nodes[k];
@@ -107,6 +119,19 @@ void verifyGraph(Graph& g) {
     ValueId v = g.outputs[k];
     if (!validId(g, v) || !defined[size_t(v)])
       throw Error("verify: graph output " + std::to_string(k) + " " + describeValue(g, v) + " is not defined");
+  }
+  std::set<ValueId> updated;
+  for (const auto& [state, next] : g.stateUpdates) {
+    if (!validId(g, state) || !g.value(state).isState)
+      throw Error("verify: state update of " + describeValue(g, state) + ": not a state value");
+    if (!validId(g, next) || !defined[size_t(next)])
+      throw Error("verify: state update of " + describeValue(g, state) + ": new value " + describeValue(g, next) +
+                  " is not defined");
+    if (g.type(next) != g.type(state))
+      throw Error("verify: state update of " + describeValue(g, state) + ": new value is " + g.type(next).str() +
+                  ", state is " + g.type(state).str());
+    if (!updated.insert(state).second)
+      throw Error("verify: state " + describeValue(g, state) + " is updated twice");
   }
 }
 

@@ -17,5 +17,7 @@ int runMain(int argc, char** argv);
 int inspectMain(int argc, char** argv);
 int optMain(int argc, char** argv);
 int demoMain(int argc, char** argv);
+int trainMain(int argc, char** argv);   // train_cmd.cpp
+int exportMain(int argc, char** argv);  // export_cmd.cpp
 
 }  // namespace mgc

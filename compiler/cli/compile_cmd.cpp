@@ -1,10 +1,12 @@
 // mgc compile MODEL -o OUT.mgb [--report FILE.json] [--print-ir-after-all]
+//   [--train --loss KIND --labels NAME --optimizer sgd|adam|adamw --lr X ...]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
 
 #include "compiler/cli/commands.h"
 #include "compiler/driver.h"
+#include "compiler/driver_train.h"
 
 namespace mgc {
 
@@ -43,6 +45,32 @@ int compileMain(int argc, char** argv) {
   app.add_option("--report", reportPath, "write a JSON report (ops, kernels, sizes, arenas, phase times)");
   app.add_flag("--print-ir-after-all", printIr, "print the IR to stderr after every pass");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  // Training (docs/cli.md, docs/training.md).
+  bool train = false, nesterov = false;
+  std::string loss = "cross_entropy", optimizer = "sgd", schedule = "constant";
+  TrainOptions to;
+  OptimizerOptions& oo = to.optimizer;
+  auto* trainFlag = app.add_flag("--train", train, "build a training bundle: entry points train_step + infer over shared state");
+  auto needsTrain = [&](CLI::Option* o) { o->needs(trainFlag); };
+  needsTrain(app.add_option("--loss", loss, "cross_entropy (default), mse, l1, bce_with_logits; put on the first output"));
+  needsTrain(app.add_option("--labels", to.labels, "name of the target input of train_step (default: labels)"));
+  needsTrain(app.add_option("--prediction", to.prediction, "model output the loss is put on (default: the first)"));
+  needsTrain(app.add_option("--label-smoothing", to.loss.labelSmoothing, "cross_entropy label smoothing in [0, 1]"));
+  needsTrain(app.add_option("--optimizer", optimizer, "sgd (default), adam, adamw"));
+  needsTrain(app.add_option("--lr", oo.lr, "learning rate (default 0.01)"));
+  needsTrain(app.add_option("--momentum", oo.momentum, "sgd momentum (default 0)"));
+  needsTrain(app.add_flag("--nesterov", nesterov, "sgd: Nesterov momentum"));
+  needsTrain(app.add_option("--weight-decay", oo.weightDecay, "L2 (sgd, adam) or decoupled (adamw) weight decay"));
+  needsTrain(app.add_option("--beta1", oo.beta1, "adam/adamw beta1 (default 0.9)"));
+  needsTrain(app.add_option("--beta2", oo.beta2, "adam/adamw beta2 (default 0.999)"));
+  needsTrain(app.add_option("--eps", oo.eps, "adam/adamw epsilon (default 1e-8)"));
+  needsTrain(app.add_option("--clip-norm", oo.clipNorm, "clip gradients to this global L2 norm (default: off)"));
+  needsTrain(app.add_option("--schedule", schedule, "learning-rate schedule: constant (default), step, cosine"));
+  needsTrain(app.add_option("--step-size", oo.stepSize, "step schedule: steps between decays"));
+  needsTrain(app.add_option("--gamma", oo.gamma, "step schedule: decay factor (default 0.1)"));
+  needsTrain(app.add_option("--warmup", oo.warmup, "cosine schedule: linear warmup steps"));
+  needsTrain(app.add_option("--total-steps", oo.totalSteps, "cosine schedule: steps until the rate reaches 0"));
+  needsTrain(app.add_option("--freeze", to.freeze, "keep parameters whose name matches this glob fixed (repeatable)"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -60,7 +88,15 @@ int compileMain(int argc, char** argv) {
   opts.printIrAfterAll = printIr;
   CompileResult r;
   try {
-    r = compileFile(input, opts);
+    if (train) {
+      to.loss.kind = parseLossKind(loss);
+      oo.kind = parseOptimizerKind(optimizer);
+      oo.schedule = parseLrSchedule(schedule);
+      oo.nesterov = nesterov;
+      r = compileTrainingFile(input, to, opts).compile;
+    } else {
+      r = compileFile(input, opts);
+    }
   } catch (const Error& e) {
     std::fprintf(stderr, "mgc compile: error: %s\n", e.what());
     return kExitBadInput;

@@ -13,7 +13,9 @@ const char* kUsage =
     "usage: mgc <command> [options]\n"
     "\n"
     "commands:\n"
-    "  compile MODEL (.onnx|.mgir) -o OUT.mgb   compile a model into a bundle\n"
+    "  compile MODEL (.onnx|.mgir) -o OUT.mgb   compile a model into a bundle (--train: a training bundle)\n"
+    "  train BUNDLE.mgb --dataset NAME          train a training bundle on the device\n"
+    "  export BUNDLE.mgb --weights CK -o OUT    inference bundle from a training bundle + checkpoint\n"
     "  run BUNDLE.mgb --input NAME=FILE.npy      run a bundle with libmgrt\n"
     "  inspect BUNDLE.mgb                        show what is inside a bundle\n"
     "  opt FILE.mgir [--pass NAME]...            run passes, print the IR\n"
@@ -38,6 +40,8 @@ int main(int argc, char** argv) {
   if (cmd == "inspect") return mgc::inspectMain(argc - 1, argv + 1);
   if (cmd == "opt") return mgc::optMain(argc - 1, argv + 1);
   if (cmd == "demo") return mgc::demoMain(argc - 1, argv + 1);
+  if (cmd == "train") return mgc::trainMain(argc - 1, argv + 1);
+  if (cmd == "export") return mgc::exportMain(argc - 1, argv + 1);
   std::fprintf(stderr, "mgc: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return mgc::kExitUsage;
 }

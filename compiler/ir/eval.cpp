@@ -100,8 +100,16 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::Or: return logic(x, y(), T, [](bool a, bool b) { return a || b; });
     case Op::Xor: return logic(x, y(), T, [](bool a, bool b) { return a != b; });
     case Op::Where: return evalWhere(x, y(), *in[2], T);
-    case Op::MatMul: return evalMatMul(x, y(), T);
-    case Op::Conv: return evalConv(n, in, T);
+    case Op::MatMul: {
+      HostTensor out = evalMatMul(x, y(), T);
+      applyEpilogue(n, in, out);
+      return out;
+    }
+    case Op::Conv: {
+      HostTensor out = evalConv(n, in, T);
+      applyEpilogue(n, in, out);
+      return out;
+    }
     case Op::MaxPool: return evalMaxPool(n, x, T);
     case Op::AvgPool: return evalAvgPool(n, x, T);
     case Op::BatchNorm: return evalBatchNorm(n, in, T);
@@ -162,6 +170,12 @@ std::map<std::string, HostTensor> evalGraph(const Graph& g, const std::map<std::
   std::vector<std::shared_ptr<const HostTensor>> vals(g.values.size());
   for (size_t v = 0; v < g.values.size(); ++v)
     if (g.values[v].isConstant()) vals[v] = g.values[v].constant;
+    else if (g.values[v].isState) vals[v] = g.values[v].initial;  // overridable by name below
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    auto it = g.values[v].isState ? inputs.find(g.values[v].name) : inputs.end();
+    if (it != inputs.end() && it->second.type == g.values[v].type)
+      vals[v] = std::shared_ptr<const HostTensor>(&it->second, [](const HostTensor*) {});
+  }
   for (ValueId id : g.inputs) {
     const Value& v = g.value(id);
     auto it = inputs.find(v.name);

@@ -162,6 +162,8 @@ HostTensor evalWhere(const HostTensor& c, const HostTensor& a, const HostTensor&
 // eval_nn.cpp
 HostTensor evalMatMul(const HostTensor& a, const HostTensor& b, const TensorType& outT);
 HostTensor evalConv(const Node& n, const Inputs& in, const TensorType& outT);
+// Applies the node's fused epilogue (compiler/ir/epilogue.h), if any, to `out`.
+void applyEpilogue(const Node& n, const Inputs& in, HostTensor& out);
 HostTensor evalMaxPool(const Node& n, const HostTensor& x, const TensorType& outT);
 HostTensor evalAvgPool(const Node& n, const HostTensor& x, const TensorType& outT);
 HostTensor evalBatchNorm(const Node& n, const Inputs& in, const TensorType& outT);

@@ -1,5 +1,6 @@
 // Neural-network ops: MatMul, Conv, pooling, normalizations, softmax.
 // Floats compute in double; MatMul keeps integers exact in int64.
+#include "compiler/ir/epilogue.h"
 #include "compiler/ir/eval_internal.h"
 
 namespace mgc::eval {
@@ -216,6 +217,29 @@ HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& out
   HostTensor out(outT);
   storeDoubles(out, Y);
   return out;
+}
+
+// The fused epilogue (compiler/ir/epilogue.h) on an already computed Conv /
+// MatMul result: each step in double on the stored value, operands read at
+// the same element (full shape) or at its last-axis index (row vector).
+void applyEpilogue(const Node& n, const Inputs& in, HostTensor& out) {
+  Epilogue e = readEpilogue(n);
+  if (e.steps.empty()) return;
+  int64_t count = out.numel(), cols = out.type.shape.empty() ? 1 : out.type.shape.back();
+  size_t first = size_t(epilogueFirstInput(n.op));
+  for (int64_t i = 0; i < count; ++i) {
+    double v = out.getF(i);
+    size_t operand = first;
+    for (size_t s = 0; s < e.steps.size(); ++s) {
+      if (e.steps[s] == EpilogueStep::Add) {
+        const HostTensor& t = *in.at(operand++);
+        v += t.getF(t.numel() == count ? i : i % cols);
+      } else {
+        v = applyEpilogueStep(e.steps[s], v, e.args[2 * s], e.args[2 * s + 1]);
+      }
+    }
+    storeF(out, i, v);
+  }
 }
 
 }  // namespace mgc::eval

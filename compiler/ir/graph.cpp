@@ -35,7 +35,10 @@ int64_t Node::i(const std::string& k, std::optional<int64_t> def) const {
     throw attrError(*this, k, "is missing");
   }
   if (auto* v = std::get_if<int64_t>(&it->second)) return *v;
-  if (auto* d = std::get_if<double>(&it->second)) return int64_t(*d);
+  if (auto* d = std::get_if<double>(&it->second)) {
+    if (!(*d >= -9.2e18 && *d <= 9.2e18)) throw attrError(*this, k, "is out of range");
+    return int64_t(*d);
+  }
   throw attrError(*this, k, "is not an integer");
 }
 
@@ -81,7 +84,10 @@ std::vector<double> Node::floats(const std::string& k) const {
 ValueId Graph::addValue(const std::string& nm, TensorType t) {
   std::string n = nm.empty() || byName_.count(nm) ? uniqueName(nm.empty() ? "v" : nm) : nm;
   ValueId id = ValueId(values.size());
-  values.push_back(Value{n, std::move(t), nullptr, -1});
+  Value val;
+  val.name = n;
+  val.type = std::move(t);
+  values.push_back(std::move(val));
   byName_[n] = id;
   return id;
 }
@@ -96,6 +102,14 @@ ValueId Graph::addConstant(const std::string& nm, HostTensor t) {
   TensorType ty = t.type;
   ValueId v = addValue(nm, ty);
   values[size_t(v)].constant = std::make_shared<const HostTensor>(std::move(t));
+  return v;
+}
+
+ValueId Graph::addState(const std::string& nm, HostTensor t) {
+  TensorType ty = t.type;
+  ValueId v = addValue(nm, ty);
+  values[size_t(v)].isState = true;
+  values[size_t(v)].initial = std::make_shared<const HostTensor>(std::move(t));
   return v;
 }
 
@@ -139,6 +153,8 @@ void Graph::replaceAllUses(ValueId from, ValueId to) {
       if (v == from) v = to;
   for (ValueId& v : outputs)
     if (v == from) v = to;
+  for (auto& u : stateUpdates)
+    if (u.second == from) u.second = to;
 }
 
 std::vector<int> Graph::useCounts() const {
@@ -147,6 +163,7 @@ std::vector<int> Graph::useCounts() const {
     for (ValueId v : n.inputs)
       if (v >= 0) ++uses[size_t(v)];
   for (ValueId v : outputs) ++uses[size_t(v)];
+  for (const auto& u : stateUpdates) ++uses[size_t(u.second)];
   return uses;
 }
 

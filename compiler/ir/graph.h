@@ -50,6 +50,12 @@ struct Value {
   TensorType type;
   std::shared_ptr<const HostTensor> constant;  // set for constants
   NodeId producer = -1;                        // -1: graph input or constant
+  // State (training): a tensor that persists across runs of the bundle's
+  // entry points (weights, optimizer moments, running stats, step counter).
+  // Like a graph input it is defined before the first node and is never
+  // folded; `initial` is its value when the bundle is loaded.
+  bool isState = false;
+  std::shared_ptr<const HostTensor> initial;
   bool isConstant() const { return constant != nullptr; }
 };
 
@@ -75,9 +81,13 @@ class Graph {
   std::vector<Node> nodes;      // topological order
   std::vector<ValueId> inputs;  // runtime inputs (not constants)
   std::vector<ValueId> outputs;
+  // (state value, its new value at the end of the run). The new values count
+  // as uses (useCounts) and live to the end of the run (memory planning).
+  std::vector<std::pair<ValueId, ValueId>> stateUpdates;
 
   ValueId addInput(const std::string& name, TensorType t);
   ValueId addConstant(const std::string& name, HostTensor t);
+  ValueId addState(const std::string& name, HostTensor initial);
   // Appends a node, creates its output values, and infers their types with
   // the op's shape rule (throws mgc::Error naming the node on bad input).
   NodeId addNode(Op op, const std::string& name, std::vector<ValueId> inputs, Attrs attrs = {},
@@ -95,7 +105,8 @@ class Graph {
   // A fresh value name starting with `base`.
   std::string uniqueName(const std::string& base);
 
-  // Replace every use of `from` (node inputs and graph outputs) with `to`.
+  // Replace every use of `from` (node inputs, graph outputs, new values of
+  // state updates) with `to`.
   void replaceAllUses(ValueId from, ValueId to);
   // Drop nodes whose outputs are unused (and unused constants), renumber
   // nothing: value ids stay stable; removed nodes disappear from `nodes`.

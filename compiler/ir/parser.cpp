@@ -223,6 +223,18 @@ class Parser {
     expectPunct(')');
     expectPunct('{');
     while (tok_.kind == Tok::ValueName) parseStatement();
+    // update %state = %new   (training: the state's value after the run)
+    while (isKeyword("update")) {
+      advance();
+      Token st = tok_;
+      ValueId state = use(expectValueName());
+      if (!g_.value(state).isState) fail(st, printValueName(st.text) + " is not a state value");
+      expectPunct('=');
+      ValueId next = use(expectValueName());
+      if (g_.type(next) != g_.type(state))
+        fail(st, "update of " + printValueName(st.text) + " with a value of type " + g_.type(next).str());
+      g_.stateUpdates.push_back({state, next});
+    }
     expectKeyword("return");
     if (tok_.kind == Tok::ValueName) {
       for (;;) {
@@ -506,14 +518,16 @@ class Parser {
       advance();
     }
     expectPunct('=');
-    if (isKeyword("const")) {
+    if (isKeyword("const") || isKeyword("state")) {
+      const bool state = isKeyword("state");
       advance();
       if (results.size() != 1) fail(results[1], "a constant defines exactly one value");
       TensorType t = parseType();
       if (int64_t(t.bytes()) > kMaxConstantBytes) fail(results[0], "constant is larger than 2 GiB");
       HostTensor data = parseDense(t);
       if (g_.find(results[0].text) != kNoValue) fail(results[0], "redefinition of value " + printValueName(results[0].text));
-      g_.addConstant(results[0].text, std::move(data));
+      if (state) g_.addState(results[0].text, std::move(data));
+      else g_.addConstant(results[0].text, std::move(data));
       return;
     }
     Token opTok = tok_;

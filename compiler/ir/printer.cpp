@@ -242,7 +242,16 @@ std::string printGraph(const Graph& g, bool elideConstants) {
     else out += printDense(*v.constant);
     out += "\n";
   }
+  for (const Value& v : g.values) {
+    if (!v.isState || !v.initial) continue;
+    out += "  " + printValueName(v.name) + " = state " + v.type.str() + " ";
+    if (elideConstants && v.initial->numel() > kElideAboveElements) out += "dense_resource<elided>";
+    else out += printDense(*v.initial);
+    out += "\n";
+  }
   for (const Node& n : g.nodes) printNode(out, g, n);
+  for (const auto& [state, next] : g.stateUpdates)
+    out += "  update " + ref(g, state) + " = " + ref(g, next) + "\n";
   out += "  return";
   for (size_t k = 0; k < g.outputs.size(); ++k) out += (k ? ", " : " ") + ref(g, g.outputs[k]);
   out += "\n}\n";

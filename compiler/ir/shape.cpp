@@ -1,6 +1,7 @@
 // Shape rules: one case per op; a missing case is a build error (-Wswitch).
 #include <algorithm>
 
+#include "compiler/ir/epilogue.h"
 #include "compiler/ir/graph.h"
 
 namespace mgc {
@@ -63,8 +64,10 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
                 std::to_string(nin));
   for (int k = 0; k < nin; ++k) {
     ValueId v = n.inputs[size_t(k)];
-    bool optional = n.op == Op::Conv || n.op == Op::LayerNorm;
-    if (v == kNoValue && !(optional && k == nin - 1)) fail(n, "input " + std::to_string(k) + " is missing");
+    // Conv's bias (slot 2, possibly followed by epilogue operands) and
+    // LayerNorm's bias (last) may be absent.
+    bool optional = (n.op == Op::Conv && k == 2) || (n.op == Op::LayerNorm && k == 2);
+    if (v == kNoValue && !optional) fail(n, "input " + std::to_string(k) + " is missing");
     if (v != kNoValue && (v < 0 || size_t(v) >= g.values.size())) fail(n, "input " + std::to_string(k) + " is not a value");
   }
   auto in = [&](int k) -> const TensorType& { return g.type(n.inputs[size_t(k)]); };
@@ -127,7 +130,9 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       }
       if (!va) s.push_back(a[a.size() - 2]);
       if (!vb) s.push_back(b.back());
-      return {TensorType{x.dtype, s}};
+      TensorType out{x.dtype, s};
+      checkEpilogueOperands(g, n, out);
+      return {out};
     }
     case Op::Conv: {
       const TensorType& w = in(1);
@@ -146,7 +151,9 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
                                    pd[size_t(k + 2)], dl[size_t(k)], false);
         if (s[size_t(2 + k)] <= 0) fail(n, "output would be empty");
       }
-      return {TensorType{x.dtype, s}};
+      TensorType out{x.dtype, s};
+      checkEpilogueOperands(g, n, out);
+      return {out};
     }
     case Op::MaxPool: case Op::AvgPool: {
       if (rank != 4) fail(n, "expects a 4-D input, got " + x.str());
@@ -161,7 +168,9 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
                                    dl[size_t(k)], ceilMode);
         if (s[size_t(2 + k)] <= 0) fail(n, "output would be empty");
       }
-      return {TensorType{x.dtype, s}};
+      TensorType out{x.dtype, s};
+      checkEpilogueOperands(g, n, out);
+      return {out};
     }
     case Op::BatchNorm:
       if (rank < 2) fail(n, "expects rank >= 2");
@@ -181,6 +190,7 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       return {x};
     case Op::ReduceSum: case Op::ReduceMean: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd: {
       auto axes = n.ints("axes", {{}});
+      if (rank == 0 && !axes.empty()) fail(n, "cannot reduce a scalar over axes");
       std::vector<bool> red(size_t(rank), axes.empty());
       for (int64_t a : axes) red[size_t(normAxis(n, a, rank))] = true;
       bool keep = n.i("keepdims", 1) != 0;

@@ -58,7 +58,9 @@ std::string declaredShape(const onnx::TypeProto::Tensor& tt) {
 
 class GraphImport {
  public:
-  GraphImport(const std::string& source, const onnx::ModelProto& m) : im_(source), model_(m) {}
+  GraphImport(const std::string& source, const onnx::ModelProto& m, const ImportOptions& opts) : im_(source), model_(m) {
+    im_.keepParameters = opts.keepParameters;
+  }
 
   Graph run() {
     readOpsets();
@@ -115,7 +117,9 @@ class GraphImport {
     for (const onnx::TensorProto& t : gp.initializer()) {
       std::string what = src() + ": initializer '" + t.name() + "'";
       if (im_.values.count(t.name())) throw Error(what + " is defined twice");
-      im_.values[t.name()] = im_.addConstant(t.name(), tensorFromProto(t, what));
+      ValueId v = im_.addConstant(t.name(), tensorFromProto(t, what));
+      im_.values[t.name()] = v;
+      if (isFloat(im_.g.type(v).dtype) && im_.g.type(v).rank() >= 1) im_.parameters.insert(v);
     }
   }
 
@@ -219,6 +223,10 @@ class GraphImport {
 }  // namespace
 
 Graph importOnnxBytes(const void* data, size_t size, const std::string& sourceName) {
+  return importOnnxBytes(data, size, sourceName, ImportOptions{});
+}
+
+Graph importOnnxBytes(const void* data, size_t size, const std::string& sourceName, const ImportOptions& opts) {
   if (size > size_t(INT_MAX))
     throw Error(sourceName + ": file is larger than 2 GiB (ONNX external data is not supported)");
   onnx::ModelProto model;
@@ -226,15 +234,17 @@ Graph importOnnxBytes(const void* data, size_t size, const std::string& sourceNa
     throw Error(sourceName + ": not an ONNX model (protobuf parse failed: not ONNX, or truncated/corrupt)");
   if (!model.has_graph() || model.ir_version() <= 0)
     throw Error(sourceName + ": not an ONNX model (no graph or no ir_version)");
-  return GraphImport(sourceName, model).run();
+  return GraphImport(sourceName, model, opts).run();
 }
 
-Graph importOnnx(const std::string& path) {
+Graph importOnnx(const std::string& path) { return importOnnx(path, ImportOptions{}); }
+
+Graph importOnnx(const std::string& path, const ImportOptions& opts) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(path + ": cannot open file");
   std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (f.bad()) throw Error(path + ": read error");
-  return importOnnxBytes(bytes.data(), bytes.size(), path);
+  return importOnnxBytes(bytes.data(), bytes.size(), path, opts);
 }
 
 }  // namespace mgc

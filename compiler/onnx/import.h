@@ -14,8 +14,18 @@
 
 namespace mgc {
 
+struct ImportOptions {
+  // Training: float initializers of rank >= 1 (the parameters) stay
+  // constants of their own, under their ONNX names; nodes that compute with
+  // them are not folded at import (e.g. Gemm's Transpose of its weight), so
+  // that the parameters can become state. Shape subgraphs still fold.
+  bool keepParameters = false;
+};
+
 Graph importOnnx(const std::string& path);
+Graph importOnnx(const std::string& path, const ImportOptions& opts);
 // `sourceName` names the model in error messages (usually its path).
 Graph importOnnxBytes(const void* data, size_t size, const std::string& sourceName);
+Graph importOnnxBytes(const void* data, size_t size, const std::string& sourceName, const ImportOptions& opts);
 
 }  // namespace mgc

@@ -41,6 +41,8 @@ class Importer {
   std::set<std::string> onnxNames;        // every ONNX value name: reserved
   std::set<std::string> graphOutputs;     // ONNX names of graph outputs
   std::map<std::string, int> uses;        // ONNX name → consumers (+1 if a graph output)
+  bool keepParameters = false;            // ImportOptions::keepParameters
+  std::set<ValueId> parameters;           // float initializers of rank >= 1
 
   // A value name no ONNX value uses and the graph does not hold yet.
   std::string freshName(const std::string& base);

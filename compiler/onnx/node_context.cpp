@@ -31,7 +31,9 @@ ValueId Importer::emit(Op op, std::vector<ValueId> inputs, Attrs attrs, const st
 
   bool allConstant = std::all_of(n.inputs.begin(), n.inputs.end(),
                                  [&](ValueId v) { return v == kNoValue || g.value(v).isConstant(); });
-  if (allConstant && t.bytes() <= kMaxFoldBytes && foldedBytes_ + t.bytes() <= kFoldBudgetBytes) {
+  const bool usesParameter =
+      keepParameters && std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return parameters.count(v) != 0; });
+  if (allConstant && !usesParameter && t.bytes() <= kMaxFoldBytes && foldedBytes_ + t.bytes() <= kFoldBudgetBytes) {
     static const HostTensor kAbsent;
     std::vector<const HostTensor*> hosts;
     for (ValueId v : n.inputs) hosts.push_back(v == kNoValue ? &kAbsent : g.value(v).constant.get());
@@ -177,7 +179,8 @@ const onnx::TensorProto& NodeContext::attrTensor(const std::string& n) const {
 }
 
 void NodeContext::onlyAttrs(std::initializer_list<const char*> known) const {
-  for (const auto& [n, a] : attrs_) {
+  for (const auto& entry : attrs_) {
+    const std::string& n = entry.first;  // not a structured binding: clang 14 cannot capture those
     bool ok = std::any_of(known.begin(), known.end(), [&](const char* k) { return n == k; });
     if (!ok) unsupported("attribute '" + n + "' is not supported");
   }

@@ -1,68 +1,74 @@
-// conv2d: implicit GEMM. For image n and group g, the output block
-// out[n, g*Mg + m, pixel] = sum_k w[g*Mg + m, k] * col[k, pixel], where
-// k = (c*KH + kh)*KW + kw runs over Kg = Cg*KH*KW and col[] is the im2col
-// view of x, gathered on the fly into shared memory. Tiles: 64 output
-// channels x 64 pixels per workgroup, 4x4 per thread, K steps of 16.
-// Suits Mg >= 16; conv2d_direct.comp handles depthwise and thin groups.
+// conv2d: implicit GEMM. For group g, out[n, g*Mg + m, q] =
+// sum_k w[g*Mg + m, k] * col[k, (n, q)], where k = (c*KH + kh)*KW + kw runs
+// over Kg = Cg*KH*KW, q over the OH*OW output pixels, and col[] is the
+// im2col view of x gathered on the fly. The images are folded into the
+// pixel axis (N*OH*OW columns), so small late layers still fill tiles.
+// Tiles: 64 channels x 64 pixels per workgroup (gemm_tile.glsl); 1x1
+// unstrided unpadded convs read x directly (plain GEMM). Epilogue (bias,
+// fused ops) before the store. Suits Mg >= 16; conv2d_direct.comp handles
+// depthwise and thin groups.
 //
-// Grid: (pixel tiles, channel tiles, N*groups), each clamped to 65535;
+// Grid: (pixel tiles, channel tiles, groups), each clamped to 65535;
 // workgroups loop over the rest. Params and bindings: conv_params.glsl.
 #version 450
 layout(local_size_x = 16, local_size_y = 16) in;
 #include "common.glsl"
 #include "conv_params.glsl"
-
-shared float tileW[16][64];
-shared float tileX[16][64];
+#include "gemm_tile.glsl"
 
 void main() {
   uint groups = p[15], Cg = p[1] / groups, Mg = p[4] / groups;
   uint KH = p[7], KW = p[8], taps = KH * KW, Kg = Cg * taps;
-  uint OW = p[6], P = p[5] * OW;
+  uint OW = p[6], P = p[5] * OW, cols = p[0] * P, HW = p[2] * p[3];
+  bool plain = taps == 1 && p[9] == 1 && p[10] == 1 && p[11] == 0 && p[12] == 0 && HW == P;
   uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
-  uint tilesP = (P + 63) / 64, tilesM = (Mg + 63) / 64, blocks = p[0] * groups;
-  for (uint nb = gl_WorkGroupID.z; nb < blocks; nb += gl_NumWorkGroups.z) {
-    uint n = nb / groups, g = nb % groups;
+  uint tilesP = (cols + 63) / 64, tilesM = (Mg + 63) / 64;
+  for (uint g = gl_WorkGroupID.z; g < groups; g += gl_NumWorkGroups.z) {
     for (uint tm = gl_WorkGroupID.y; tm < tilesM; tm += gl_NumWorkGroups.y) {
       for (uint tp = gl_WorkGroupID.x; tp < tilesP; tp += gl_NumWorkGroups.x) {
         uint m0 = tm * 64, p0 = tp * 64;
-        float acc[4][4];
-        for (int i = 0; i < 4; ++i)
-          for (int j = 0; j < 4; ++j) acc[i][j] = 0.0;
-        for (uint k0 = 0; k0 < Kg; k0 += 16) {
-          for (uint l = 0; l < 4; ++l) {
-            uint e = t + 256 * l;
-            uint m = e / 16, kw_ = e % 16, k = k0 + kw_;
-            uint oc = m0 + m;
-            tileW[kw_][m] = oc < Mg && k < Kg ? w[(g * Mg + oc) * Kg + k] : 0.0;
-            uint kx = e / 64, px = e % 64;
-            uint pix = p0 + px;
-            k = k0 + kx;
-            float v = 0.0;
-            if (pix < P && k < Kg) {
-              uint c = k / taps, tap = k % taps;
-              v = inputTap(n, g * Cg + c, pix / OW, pix % OW, tap / KW, tap % KW);
+        // The pixel this thread stages is the same for every K step.
+        uint pix = p0 + t % 64, kx0 = t / 64;
+        bool pixOk = pix < cols;
+        uint n = pixOk ? pix / P : 0, q = pix % P, oh = q / OW, ow = q % OW;
+        uint xImage = (n * p[1] + g * Cg) * HW;
+        float ra[4], rb[4];
+        vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+        for (uint k0 = 0; k0 < Kg + 16; k0 += 16) {
+          if (k0 > 0) {
+            barrier();  // previous multiply done with the tiles
+            stageTiles(t, ra, rb);
+            barrier();
+          }
+          if (k0 < Kg) {  // fetch step k0 into registers while step k0-16 multiplies
+            for (uint l = 0; l < 4; ++l) {
+              uint e = t + 256 * l, m = e / 16, k = k0 + e % 16, oc = m0 + m;
+              ra[l] = oc < Mg && k < Kg ? w[(g * Mg + oc) * Kg + k] : 0.0;
+              k = k0 + kx0 + 4 * l;
+              float v = 0.0;
+              if (pixOk && k < Kg) {
+                if (plain) {
+                  v = x[xImage + k * HW + q];
+                } else {
+                  uint c = k / taps, tap = k % taps;
+                  v = inputTap(n, g * Cg + c, oh, ow, tap / KW, tap % KW);
+                }
+              }
+              rb[l] = v;
             }
-            tileX[kx][px] = v;
           }
-          barrier();
-          for (uint kk = 0; kk < 16; ++kk) {
-            float wv[4], xv[4];
-            for (int i = 0; i < 4; ++i) wv[i] = tileW[kk][ty + 16 * i];
-            for (int j = 0; j < 4; ++j) xv[j] = tileX[kk][tx + 16 * j];
-            for (int i = 0; i < 4; ++i)
-              for (int j = 0; j < 4; ++j) acc[i][j] += wv[i] * xv[j];
-          }
-          barrier();
+          if (k0 > 0) multiplyTiles(tx, ty, acc);
         }
-        for (int i = 0; i < 4; ++i) {
-          uint oc = m0 + ty + 16 * i;
+        for (uint i = 0; i < 4; ++i) {
+          uint oc = m0 + 4 * ty + i;
           if (oc >= Mg) continue;
           uint ch = g * Mg + oc;
           float b = p[16] != 0 ? bias[ch] : 0.0;
-          for (int j = 0; j < 4; ++j) {
-            uint pix = p0 + tx + 16 * j;
-            if (pix < P) outv[(n * p[4] + ch) * P + pix] = acc[i][j] + b;
+          for (uint j = 0; j < 4; ++j) {
+            uint c = p0 + 4 * tx + j;
+            if (c >= cols) continue;
+            uint o = ((c / P) * p[4] + ch) * P + c % P;
+            outv[o] = epilogue(acc[i][j] + b, o, 0u);
           }
         }
       }

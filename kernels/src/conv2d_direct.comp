@@ -19,5 +19,5 @@ void main() {
     for (uint kh = 0; kh < KH; ++kh)
       for (uint kw = 0; kw < KW; ++kw)
         acc += w[((ch * Cg + c) * KH + kh) * KW + kw] * inputTap(n, g * Cg + c, oh, ow, kh, kw);
-  outv[i] = acc;
+  outv[i] = epilogue(acc, i, 0u);
 }

@@ -4,11 +4,18 @@
 //   p[0] N   p[1] C   p[2] H   p[3] W   p[4] M   p[5] OH  p[6] OW
 //   p[7] KH  p[8] KW  p[9] strideH  p[10] strideW  p[11] padTop  p[12] padLeft
 //   p[13] dilationH  p[14] dilationW  p[15] groups  p[16] hasBias
-// Bindings: 1 = x, 2 = w, 3 = bias (the weight again when absent), 4 = out.
+//   p[17..36] fused epilogue (epilogue.glsl)
+// Bindings: 1 = x, 2 = w, 3 = bias (the weight again when absent),
+// 4, 5 = epilogue operands (x again when absent), 6 = out.
 layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Wt { float w[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer Out { float outv[]; };
+layout(std430, set = 0, binding = 6) writeonly buffer Out { float outv[]; };
+#define EPI_BASE 17
+#define EPI_BINDING0 4
+#define EPI_BINDING1 5
+#include "math.glsl"
+#include "epilogue.glsl"
 
 // x value for output pixel (oh, ow), input channel ch of image n, kernel
 // tap (kh, kw); 0 in the padding.

@@ -15,6 +15,9 @@ struct DeviceLimits {
   uint32_t maxStorageBuffersPerStage = 4;   // per-stage and per-set minimum of the two
   uint64_t maxAllocationSize = uint64_t(1) << 30;
   uint64_t deviceLocalHeapSize = uint64_t(1) << 30;  // largest device-local heap
+  // Newest SPIR-V version word the device accepts: 1.0 on Vulkan 1.0, 1.3 on
+  // 1.1, 1.5 on 1.2, 1.6 on 1.3.
+  uint32_t maxSpirvVersion = 0x00010000;
 };
 
 }  // namespace mgrt

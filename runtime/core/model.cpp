@@ -19,6 +19,7 @@ void releaseModel(mgrt_model* m) {
     vk::destroyBuffer(d, &m->weights);
     vk::destroyBuffer(d, &m->params);
   }
+  destroyModelState(m);
   delete m;
 }
 
@@ -77,6 +78,7 @@ mgrt_status loadOwned(mgrt_context* ctx, std::vector<uint8_t>&& bytes, mgrt_mode
 
   const int before = vk::validationCount(d);
   mgrt_status s = uploadWeightsAndParams(m.get());
+  if (s == MGRT_OK) s = createModelState(m.get());
   if (s == MGRT_OK) s = createPipelines(m.get());
   if (s == MGRT_OK) s = vk::checkValidation(d, before, "mgrt_model_load");
   if (s != MGRT_OK) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/state.h"
 #include "runtime/core/verify.h"
 #include "runtime/vulkan/memory.h"
 #include "runtime/vulkan/pipeline.h"
@@ -24,6 +25,7 @@ struct mgrt_model {
   // paramsOffset[entry point][dispatch] = byte offset in `params`.
   std::vector<std::vector<uint64_t>> paramsOffset;
   std::vector<mgrt::vk::KernelPipeline> pipelines;  // one per kernel
+  mgrt::ModelState state;  // State arenas (shared by every session) + named state tensors
 };
 
 // One input or output of a session: where it lives on the device and in
@@ -41,7 +43,7 @@ struct mgrt_session_io {
 struct mgrt_session {
   mgrt_model* model = nullptr;
   const mgb::EntryPoint* entry = nullptr;
-  std::vector<mgrt::vk::Buffer> arenas;  // [0] unused: the model's weights
+  std::vector<mgrt::vk::Buffer> arenas;  // [0] unused: the model's weights; State arenas: the model's
   mgrt::vk::Buffer staging;              // inputs, then outputs; host-visible
   std::vector<mgrt_session_io> inputs, outputs;
   mgrt::vk::Recording recording;
@@ -52,6 +54,8 @@ struct mgrt_session {
 namespace mgrt {
 // The VkBuffer holding arena `i` for this session.
 inline VkBuffer arenaBuffer(const mgrt_session* s, uint32_t i) {
-  return i == 0 ? s->model->weights.buffer : s->arenas[i].buffer;
+  if (i == 0) return s->model->weights.buffer;
+  if (i < s->model->state.arenas.size() && s->model->state.arenas[i].buffer) return s->model->state.arenas[i].buffer;
+  return s->arenas[i].buffer;
 }
 }  // namespace mgrt

@@ -69,8 +69,9 @@ vk::SessionPlan makePlan(const mgrt_session* s, uint32_t entryIndex) {
     p.kernel = &m->pipelines[d.kernel()];
     const uint64_t words = d.params() ? d.params()->size() : 0;
     p.params = {m->params.buffer, m->paramsOffset[entryIndex][j], words ? words * 4 : 16};
-    for (const mgb::BufferRange* r : *d.bindings())
-      p.bindings.push_back({arenaBuffer(s, r->arena()), r->offset(), r->size()});
+    if (d.bindings())  // absent when the kernel has no tensor bindings
+      for (const mgb::BufferRange* r : *d.bindings())
+        p.bindings.push_back({arenaBuffer(s, r->arena()), r->offset(), r->size()});
     for (int a = 0; a < 3; ++a) p.groups[a] = d.groups()->Get(a);
     p.barrier = d.barrier();
     plan.dispatches.push_back(std::move(p));
@@ -84,6 +85,7 @@ mgrt_status buildSession(mgrt_session* s, uint32_t entryIndex) {
   s->arenas.resize(b.arenas()->size());
   std::vector<const vk::Buffer*> clear;
   for (uint32_t i = 1; i < b.arenas()->size(); ++i) {
+    if (b.arenas()->Get(i)->kind() == mgb::ArenaKind::State) continue;  // the model's, shared
     const std::string what = format("arena %u", i);
     MGRT_TRY(vk::createBuffer(d, b.arenas()->Get(i)->size(), kArenaUsage,
                               vk::MemoryUse::DeviceLocal, what.c_str(), &s->arenas[i]));

@@ -13,6 +13,15 @@ constexpr uint32_t kOpEntryPoint = 15;
 constexpr uint32_t kOpExecutionMode = 16;
 constexpr uint32_t kExecutionModelGLCompute = 5;
 constexpr uint32_t kExecutionModeLocalSize = 17;
+constexpr uint32_t kOpExtension = 10;
+constexpr uint32_t kOpExtInstImport = 11;
+constexpr uint32_t kOpCapability = 17;
+// The logical device enables no optional features (only robustBufferAccess)
+// and no extensions, so a module may declare only the capabilities every
+// Vulkan compute device has: Matrix (implied by Shader) and Shader. Anything
+// else (Float64, Int64, Int16, ...) would be undefined behaviour in the driver.
+constexpr uint32_t kCapabilityMatrix = 0;
+constexpr uint32_t kCapabilityShader = 1;
 
 mgrt_status bad(const std::string& what, const std::string& msg) {
   return failMessage(MGRT_INVALID_BUNDLE, what + ": SPIR-V " + msg);
@@ -46,6 +55,16 @@ mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t local
     if (wordCount == 0) return bad(what, format("instruction at word %zu has word count 0", i));
     if (wordCount > count - i)
       return bad(what, format("instruction at word %zu runs past the end of the module", i));
+    if (opcode == kOpCapability && wordCount >= 2 && words[i + 1] != kCapabilityMatrix &&
+        words[i + 1] != kCapabilityShader)
+      return failMessage(MGRT_UNSUPPORTED,
+                         what + format(": SPIR-V declares capability %u, which needs a device feature "
+                                       "the runtime does not enable",
+                                       words[i + 1]));
+    if (opcode == kOpExtension)
+      return failMessage(MGRT_UNSUPPORTED, what + ": SPIR-V uses an extension (OpExtension); none is enabled");
+    if (opcode == kOpExtInstImport && !(wordCount >= 3 && literalEquals(words + i + 2, wordCount - 2, "GLSL.std.450")))
+      return failMessage(MGRT_UNSUPPORTED, what + ": SPIR-V imports an instruction set other than GLSL.std.450");
     if (opcode == kOpEntryPoint && wordCount >= 4 && words[i + 1] == kExecutionModelGLCompute &&
         literalEquals(words + i + 3, wordCount - 3, "main"))
       haveMain = true;

@@ -14,8 +14,12 @@ namespace mgrt {
 
 struct VerifiedBundle {
   const mgb::Bundle* manifest = nullptr;  // points into the verified data
-  const uint8_t* weights = nullptr;
-  uint64_t weightsSize = 0;
+  const uint8_t* weights = nullptr;  // initial contents of arena 0
+  uint64_t weightsSize = 0;          // = arena 0's size
+  // The file's whole data section: arena 0's bytes, then the initial bytes
+  // of State arenas (Arena.init_offset/init_size index into it).
+  const uint8_t* data = nullptr;
+  uint64_t dataSize = 0;
 };
 
 // The whole check: header, FlatBuffer, semantics, device limits, memory.
@@ -30,6 +34,12 @@ mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const Dev
 // execution mode (if present) equal to the manifest's local_size.
 mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t localSize[3],
                        const std::string& what);
+
+// The module's resources against the runtime's pipeline layout
+// (spirv_interface.cpp): descriptor set 0 only, bindings 0..numBindings,
+// only storage classes a storage-buffer compute kernel needs.
+mgrt_status checkSpirvInterface(const uint32_t* words, size_t count, uint32_t numBindings,
+                                const std::string& what);
 
 // Element count of a shape; false on a negative dimension or if numel * 8
 // bytes would overflow 64 bits.

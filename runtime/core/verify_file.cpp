@@ -79,7 +79,9 @@ mgrt_status verifyBundle(const uint8_t* data, size_t size, const DeviceLimits& l
   MGRT_TRY(checkMemoryBudget(*b, limits));
   out->manifest = b;
   out->weights = data + h.weights_offset;
-  out->weightsSize = h.weights_size;
+  out->weightsSize = b->arenas()->Get(0)->size();  // verified: <= weights_size
+  out->data = data + h.weights_offset;
+  out->dataSize = h.weights_size;
   return MGRT_OK;
 }
 

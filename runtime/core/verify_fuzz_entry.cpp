@@ -30,6 +30,7 @@ DeviceLimits desktopLimits() {
   l.maxStorageBuffersPerStage = 64;
   l.maxAllocationSize = uint64_t(4) << 30;
   l.deviceLocalHeapSize = uint64_t(24) << 30;
+  l.maxSpirvVersion = 0x00010600;
   return l;
 }
 
@@ -77,6 +78,7 @@ mgrt_status planSession(const mgb::Bundle& b, const mgb::EntryPoint& e) {
   for (const mgb::Dispatch* d : *e.dispatches()) {
     if (d->kernel() >= b.kernels()->size())
       return fail(MGRT_DEVICE_ERROR, "dry run: dispatch names a missing kernel");
+    if (!d->bindings()) continue;  // as session.cpp: absent = no tensor bindings
     for (const mgb::BufferRange* r : *d->bindings()) {
       const uint64_t arena = b.arenas()->Get(r->arena())->size();
       if (r->offset() > arena || r->size() > arena - r->offset())

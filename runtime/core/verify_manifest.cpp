@@ -1,4 +1,5 @@
 // Semantic checks of the manifest: indices, ranges, sizes, device limits.
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -27,6 +28,11 @@ mgrt_status checkKernel(const mgb::Kernel& k, size_t i, const DeviceLimits& lim)
   const uint64_t hash = mgb::fnv1a(reinterpret_cast<const uint8_t*>(spirv->data()),
                                    size_t(spirv->size()) * 4);
   if (hash != k.hash()) return bad(where, "hash does not match its SPIR-V (corrupted kernel)");
+  if (spirv->Get(1) > lim.maxSpirvVersion && spirv->Get(0) == 0x07230203)
+    return failMessage(MGRT_UNSUPPORTED,
+                       where + format(": SPIR-V version %u.%u is newer than the device accepts (%u.%u)",
+                                      (spirv->Get(1) >> 16) & 0xff, (spirv->Get(1) >> 8) & 0xff,
+                                      (lim.maxSpirvVersion >> 16) & 0xff, (lim.maxSpirvVersion >> 8) & 0xff));
   const auto* ls = k.local_size();
   if (!ls || ls->size() != 3) return bad(where, "local_size must have 3 entries");
   uint32_t local[3];
@@ -48,7 +54,8 @@ mgrt_status checkKernel(const mgb::Kernel& k, size_t i, const DeviceLimits& lim)
     return failMessage(MGRT_UNSUPPORTED,
                        where + format(": %u tensor bindings + params exceed the device's %u storage buffers per stage",
                                       k.num_bindings(), lim.maxStorageBuffersPerStage));
-  return checkSpirv(spirv->data(), spirv->size(), local, where);
+  MGRT_TRY(checkSpirv(spirv->data(), spirv->size(), local, where));
+  return checkSpirvInterface(spirv->data(), spirv->size(), k.num_bindings(), where);
 }
 
 mgrt_status checkTensor(const mgb::Bundle& b, const mgb::Tensor& t, size_t i) {
@@ -131,6 +138,9 @@ mgrt_status checkInterface(const mgb::Bundle& b, const mgb::EntryPoint& e, const
       if (pass == 1) continue;
       if (b.arenas()->Get(t->arena())->kind() == mgb::ArenaKind::Weights)
         return bad(where, format("input '%s' lies in the read-only weights arena", t->name()->c_str()));
+      if (b.arenas()->Get(t->arena())->kind() == mgb::ArenaKind::State)
+        return bad(where, format("input '%s' lies in a State arena (state is written through mgrt_model_write_state)",
+                                 t->name()->c_str()));
       for (uint32_t k = 0; k < j; ++k) {
         const mgb::Tensor* u = tensors->Get(list->Get(k));
         if (u->arena() == t->arena() && t->offset() < u->offset() + u->size() &&
@@ -159,11 +169,42 @@ mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const Dev
     if (i > 0 && kind == mgb::ArenaKind::Weights)
       return fail(MGRT_INVALID_BUNDLE, "arena %u: only arena 0 may be a Weights arena", i);
   }
-  if (arenas->Get(0)->size() != weightsSize)
-    return fail(MGRT_INVALID_BUNDLE, "weights section is %llu bytes but arena 0 (Weights) is %llu",
-                (ull)weightsSize, (ull)arenas->Get(0)->size());
+  // The data section holds arena 0's bytes, then State arenas' initial
+  // bytes; it must end exactly where the last of them does.
+  uint64_t dataEnd = arenas->Get(0)->size();
+  for (uint32_t i = 0; i < arenas->size(); ++i) {
+    const mgb::Arena& a = *arenas->Get(i);
+    if (a.init_offset() == 0 && a.init_size() == 0) continue;
+    if (a.kind() != mgb::ArenaKind::State)
+      return fail(MGRT_INVALID_BUNDLE, "arena %u: only State arenas have initial contents", i);
+    if (a.init_size() > a.size())
+      return fail(MGRT_INVALID_BUNDLE, "arena %u: %llu initial bytes exceed its size %llu", i, (ull)a.init_size(),
+                  (ull)a.size());
+    if (a.init_offset() < arenas->Get(0)->size() || !inside(a.init_offset(), a.init_size(), weightsSize))
+      return fail(MGRT_INVALID_BUNDLE, "arena %u: initial bytes [%llu, +%llu) outside the data section after the weights (%llu bytes)",
+                  i, (ull)a.init_offset(), (ull)a.init_size(), (ull)weightsSize);
+    dataEnd = std::max(dataEnd, a.init_offset() + a.init_size());
+  }
+  if (dataEnd != weightsSize)
+    return fail(MGRT_INVALID_BUNDLE, "weights section is %llu bytes but arena 0 (Weights) and the state initializers end at %llu",
+                (ull)weightsSize, (ull)dataEnd);
 
   for (uint32_t i = 0; i < b.tensors()->size(); ++i) MGRT_TRY(checkTensor(b, *b.tensors()->Get(i), i));
+
+  if (b.state()) {  // named state tensors: in State arenas, unique names
+    std::set<std::string> stateNames;
+    for (uint32_t j = 0; j < b.state()->size(); ++j) {
+      const uint32_t ti = b.state()->Get(j);
+      if (ti >= b.tensors()->size())
+        return fail(MGRT_INVALID_BUNDLE, "state %u: tensor %u does not exist (%u tensors)", j, ti, b.tensors()->size());
+      const mgb::Tensor* t = b.tensors()->Get(ti);
+      if (!t->name() || t->name()->size() == 0) return fail(MGRT_INVALID_BUNDLE, "state %u: tensor %u has no name", j, ti);
+      if (b.arenas()->Get(t->arena())->kind() != mgb::ArenaKind::State)
+        return fail(MGRT_INVALID_BUNDLE, "state '%s' is not in a State arena", t->name()->c_str());
+      if (!stateNames.insert(t->name()->str()).second)
+        return fail(MGRT_INVALID_BUNDLE, "state name '%s' appears twice", t->name()->c_str());
+    }
+  }
 
   if (b.entry_points()->size() == 0) return fail(MGRT_INVALID_BUNDLE, "bundle has no entry points");
   std::set<std::string> names;

@@ -71,6 +71,32 @@ mgrt_status mgrt_model_load(mgrt_context* ctx, const void* data, size_t size, mg
 mgrt_status mgrt_model_load_file(mgrt_context* ctx, const char* path, mgrt_model** out);
 void mgrt_model_destroy(mgrt_model* m);
 
+/* Entry points of the model ("infer", "train_step", ...). The name is owned
+ * by the model; NULL for an index out of range. */
+int mgrt_model_entry_point_count(const mgrt_model* m);
+const char* mgrt_model_entry_point_name(const mgrt_model* m, int i);
+
+/* State (training bundles): tensors that persist across runs and are shared
+ * by every session of the model: weights, optimizer moments, BatchNorm
+ * running statistics, the step counter ("opt.step"). A run of a session
+ * reads and updates them on the device; these calls move them to and from
+ * the host between runs (not while another thread runs a session of the
+ * same model). Sizes are in the external dtype, as for inputs. */
+int mgrt_model_state_count(const mgrt_model* m);
+mgrt_status mgrt_model_state_info(const mgrt_model* m, int i, mgrt_tensor_info* out);
+mgrt_status mgrt_model_read_state(mgrt_model* m, const char* name, void* data, size_t bytes);
+mgrt_status mgrt_model_write_state(mgrt_model* m, const char* name, const void* data, size_t bytes);
+/* Every state tensor as one safetensors file. The write is atomic: a
+ * temporary file in the same folder, fsync, then rename over `path`; a crash
+ * leaves the previous checkpoint intact. */
+mgrt_status mgrt_model_save_state(mgrt_model* m, const char* path);
+/* Loads a checkpoint written by mgrt_model_save_state (or any safetensors
+ * file with exactly the model's state tensors, same dtypes and shapes).
+ * Everything is checked before anything is written; a missing, extra,
+ * mismatched or truncated tensor is refused with a message naming it
+ * (MGRT_INVALID_ARGUMENT), and the state stays as it was. */
+mgrt_status mgrt_model_load_state(mgrt_model* m, const char* path);
+
 /* A session runs one entry point; it owns the activation arena and the
  * recorded command buffer. */
 mgrt_status mgrt_session_create(mgrt_model* m, const char* entry_point, mgrt_session** out);

@@ -77,6 +77,11 @@ void fillLimitsAndName(Device* d) {
   // Vulkan 1.1/1.2 properties: allocation cap and the driver's name.
   const uint32_t api = std::min(d->props.apiVersion, volkGetInstanceVersion());
   m.maxAllocationSize = m.deviceLocalHeapSize;
+  // SPIR-V versions each Vulkan core version must accept.
+  m.maxSpirvVersion = api >= VK_API_VERSION_1_3   ? 0x00010600u
+                      : api >= VK_API_VERSION_1_2 ? 0x00010500u
+                      : api >= VK_API_VERSION_1_1 ? 0x00010300u
+                                                  : 0x00010000u;
   std::string driver = format("driver %u", d->props.driverVersion);
   if (api >= VK_API_VERSION_1_1) {
     VkPhysicalDeviceMaintenance3Properties maint3{};

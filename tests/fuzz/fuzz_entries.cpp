@@ -11,6 +11,7 @@
 #include "compiler/onnx/import.h"
 #include "formats/bundle_layout.h"
 #include "formats/npy.h"
+#include "formats/safetensors.h"
 #include "runtime/core/verify_fuzz_entry.h"
 #include "runtime/include/mgrt.h"
 
@@ -84,6 +85,36 @@ void npy(const uint8_t* data, size_t size) {
   mgb::npy::Array b;
   if (!mgb::npy::read(bytes.data(), bytes.size(), &b, &error)) contractBroken("written npy cannot be read");
   if (b.dtype != a.dtype || b.shape != a.shape || b.data != a.data) contractBroken("npy round trip differs");
+}
+
+void safetensors(const uint8_t* data, size_t size) {
+  ::safetensors::Header h;
+  std::string error;
+  if (!::safetensors::parseHeader(data, size, &h, &error)) {
+    if (error.empty()) contractBroken("safetensors refusal without a message");
+    return;
+  }
+  if (h.dataOffset > size) contractBroken("safetensors data area starts past the end");
+  std::vector<::safetensors::TensorData> tensors;
+  for (const ::safetensors::TensorInfo& t : h.tensors) {
+    if (h.find(t.name) != &t) contractBroken("safetensors find() disagrees with the tensor list");
+    if (t.begin > t.end || t.end > size - h.dataOffset) contractBroken("accepted safetensors range escapes the file");
+    const size_t element = ::safetensors::dtypeSize(t.dtype);
+    uint64_t numel = 1;
+    for (int64_t d : t.shape) numel *= uint64_t(d);  // overflow ruled out by the reader
+    if (element && numel * element != t.end - t.begin) contractBroken("accepted safetensors size mismatch");
+    // Touch every byte of the range: ASan catches a range the reader got wrong.
+    const uint8_t* p = data + h.dataOffset + t.begin;
+    volatile uint8_t sink = 0;
+    for (uint64_t i = 0; i < t.end - t.begin; ++i) sink = sink ^ p[i];
+    tensors.push_back({t.name, t.dtype, t.shape, p, t.end - t.begin});
+  }
+  const std::vector<uint8_t> again = ::safetensors::serialize(tensors, h.metadata);
+  ::safetensors::Header h2;
+  if (!::safetensors::parseHeader(again.data(), again.size(), &h2, &error))
+    contractBroken("re-serialized safetensors does not parse");
+  if (h2.tensors.size() != h.tensors.size() || h2.metadata != h.metadata)
+    contractBroken("safetensors round trip differs");
 }
 
 }  // namespace mgc_fuzz

@@ -20,5 +20,8 @@ void onnx(const uint8_t* data, size_t size);
 void ir(const uint8_t* data, size_t size);
 // formats/npy: read, and for an accepted array, write + read it back.
 void npy(const uint8_t* data, size_t size);
+// formats/safetensors: parseHeader, every accepted range inside the file,
+// and for an accepted file, serialize + parse it back.
+void safetensors(const uint8_t* data, size_t size);
 
 }  // namespace mgc_fuzz

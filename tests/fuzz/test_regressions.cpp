@@ -43,7 +43,8 @@ struct Target {
 const Target kTargets[] = {{"bundle", mgc_fuzz::bundle},
                            {"onnx", mgc_fuzz::onnx},
                            {"ir", mgc_fuzz::ir},
-                           {"npy", mgc_fuzz::npy}};
+                           {"npy", mgc_fuzz::npy},
+                           {"safetensors", mgc_fuzz::safetensors}};
 
 }  // namespace
 

@@ -105,6 +105,30 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
     }
     case Op::Expand: b.out(op, {y}, {{"shape", std::vector<int64_t>{2, 3, 4}}}); return;
     case Op::Pad: b.out(op, {x}, {{"pads", std::vector<int64_t>{0, 1, 2, 0}}, {"value", 0.5}}); return;
+    case Op::ConvGradInput:  // dx of the first Conv sample: image [1,3,8,8], w [4,3,3,3], pads 1
+      b.out(op, {b.constant(DType::F32, {1, 4, 8, 8}), b.constant(DType::F32, {4, 3, 3, 3})},
+            {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"shape", std::vector<int64_t>{1, 3, 8, 8}}});
+      return;
+    case Op::ConvGradWeight:
+      b.out(op, {image, b.constant(DType::F32, {1, 4, 8, 8})},
+            {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"shape", std::vector<int64_t>{4, 3, 3, 3}}});
+      return;
+    case Op::MaxPoolGrad:
+      b.out(op, {image, b.constant(DType::F32, {1, 3, 4, 4})},
+            {{"kernel", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+      return;
+    case Op::AvgPoolGrad:
+      b.out(op, {b.constant(DType::F32, {1, 3, 8, 8})},
+            {{"kernel", std::vector<int64_t>{3, 3}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+             {"shape", std::vector<int64_t>{1, 3, 8, 8}}});
+      return;
+    case Op::GatherGrad: {
+      HostTensor indices({DType::I64, {5}});
+      for (int64_t i = 0; i < 5; ++i) indices.setI(i, (i * 3) % 4);
+      b.out(op, {b.constant(DType::F32, {3, 5}), b.g.addConstant("grad_indices", indices)},
+            {{"axis", int64_t(1)}, {"shape", std::vector<int64_t>{3, 4}}});
+      return;
+    }
   }
 }
 

@@ -28,6 +28,14 @@ void runPipeline(Graph& g) {
   }
 }
 
+// The folding part of the pipeline, without the backend-driven fusions.
+void runFoldingPasses(Graph& g) {
+  for (const char* name : {"verify", "const-fold", "canonicalize", "const-fold", "dce"}) {
+    findPass(name)->run(g);
+    verifyGraph(g);
+  }
+}
+
 // Max |a - b| over every output, evaluated on the same random inputs.
 double maxDifference(const Graph& a, const Graph& b) {
   std::map<std::string, HostTensor> inputs;
@@ -143,7 +151,7 @@ TEST_CASE("canonicalize merges reshapes and transposes", "[passes][canonicalize]
   CHECK(maxDifference(before, g) == 0.0);
 }
 
-TEST_CASE("pipeline folds BatchNorm, Mul and Add into the Conv", "[passes][canonicalize][pipeline]") {
+TEST_CASE("folding passes fold BatchNorm, Mul and Add into the Conv", "[passes][canonicalize][pipeline]") {
   Graph g;
   ValueId x = g.addInput("x", {DType::F32, {1, 3, 7, 6}});
   ValueId w = g.addConstant("w", testing::patternTensor({DType::F32, {5, 3, 3, 3}}, 1));
@@ -162,7 +170,7 @@ TEST_CASE("pipeline folds BatchNorm, Mul and Add into the Conv", "[passes][canon
   verifyGraph(g);
   Graph before = g;
 
-  runPipeline(g);
+  runFoldingPasses(g);
   INFO(printGraph(g, true));
   REQUIRE(opsOf(g) == std::vector<Op>{Op::Conv, Op::Relu});
   CHECK(maxDifference(before, g) < 1e-4);

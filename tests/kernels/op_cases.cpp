@@ -104,6 +104,24 @@ void nnCases(Builder& b) {
   b.add("conv gemm path groups", Op::Conv, {N(F({2, 4, 9, 9})), N(F({34, 2, 1, 1}))}, {{"group", int64_t(2)}});
   b.add("conv gemm 1x3x13x11 s2 d2", Op::Conv, {N(F({1, 3, 13, 11})), N(F({70, 3, 3, 3}))},
         {{"strides", Ints{2, 1}}, {"dilations", Ints{2, 2}}, {"pads", Ints{2, 2, 2, 2}}});
+  // Fused epilogues (compiler/ir/epilogue.h): codes 1 relu, 2 clip, 3 leaky_relu, 4 sigmoid, 5 gelu erf,
+  // 6 gelu tanh, 7 add operand, 8 hard_swish, 9 tanh; 2 args per step.
+  auto epi = [](Ints codes, std::vector<double> args) {
+    return Attrs{{"epilogue", codes}, {"epilogue_args", args}};
+  };
+  b.add("conv gemm bias+residual+relu", Op::Conv,
+        {N(F({2, 8, 9, 7})), N(F({32, 8, 3, 3})), N(F({32})), N(F({2, 32, 9, 7}))},
+        [&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["pads"] = Ints{1, 1, 1, 1}; return a; }());
+  b.add("conv 1x1 plain gemm relu6", Op::Conv, {N(F({3, 20, 5, 6})), N(F({70, 20, 1, 1})), N(F({70}))},
+        epi({2}, {0.0, 6.0}));
+  b.add("conv direct depthwise clip+leaky", Op::Conv, {N(F({2, 6, 13, 11})), N(F({6, 1, 3, 3})), N(F({6}))},
+        [&] { Attrs a = epi({2, 3}, {-0.5, 0.5, 0.2, 0}); a["group"] = int64_t(6); return a; }());
+  b.add("conv direct residual sigmoid", Op::Conv,
+        {N(F({1, 3, 13, 11})), N(F({8, 3, 3, 3})), N(F({8})), N(F({1, 8, 11, 9}))}, epi({7, 4}, {0, 0, 0, 0}));
+  b.add("matmul bias gelu", Op::MatMul, {N(F({2, 67, 33})), N(F({33, 65})), N(F({65}))},
+        epi({7, 5, 8}, {0, 0, 0, 0, 0, 0}));
+  b.add("matmul bias+residual", Op::MatMul, {N(F({67, 130})), N(F({130, 65})), N(F({1, 65})), N(F({67, 65}))},
+        epi({7, 7, 6, 9}, {0, 0, 0, 0, 0, 0, 0, 0}));
   b.add("max_pool ceil pad", Op::MaxPool, {N(F({1, 3, 13, 11}))},
         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t(1)}});
   b.add("max_pool dilation", Op::MaxPool, {N(F({2, 3, 13, 11}))},
@@ -162,6 +180,29 @@ void shapeCases(Builder& b) {
   b.add("pad", Op::Pad, {N(F(s))}, {{"pads", Ints{1, 0, 2, 0, 3, 1}}, {"value", 0.5}});
   b.add("pad negative", Op::Pad, {N(F(s))}, {{"pads", Ints{0, -1, 1, 1, 0, -2}}, {"value", 0.0}});
   b.add("pad i32", Op::Pad, {I(T(DType::I32, {5, 7}))}, {{"pads", Ints{1, 2, 0, 1}}, {"value", 3.0}});
+  // gradient ops (passes/autodiff.cpp): dy shapes follow the forward cases above
+  b.add("conv_grad_input groups dilation", Op::ConvGradInput, {N(F({2, 4, 10, 11})), N(F({4, 3, 3, 2}))},
+        {{"group", int64_t(2)}, {"dilations", Ints{2, 1}}, {"pads", Ints{0, 1, 1, 0}}, {"shape", Ints{2, 6, 13, 11}}});
+  b.add("conv_grad_input stride 2 pad 1", Op::ConvGradInput, {N(F({1, 8, 7, 6})), N(F({8, 3, 3, 3}))},
+        {{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"shape", Ints{1, 3, 13, 11}}});
+  b.add("conv_grad_weight groups dilation", Op::ConvGradWeight, {N(F({2, 6, 13, 11})), N(F({2, 4, 10, 11}))},
+        {{"group", int64_t(2)}, {"dilations", Ints{2, 1}}, {"pads", Ints{0, 1, 1, 0}}, {"shape", Ints{4, 3, 3, 2}}});
+  b.add("conv_grad_weight depthwise stride", Op::ConvGradWeight, {N(F({2, 6, 13, 11})), N(F({2, 6, 13, 6}))},
+        {{"group", int64_t(6)}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{1, 2}}, {"shape", Ints{6, 1, 3, 3}}});
+  b.add("max_pool_grad ceil pad", Op::MaxPoolGrad, {N(F({1, 3, 13, 11})), N(F({1, 3, 7, 6}))},
+        {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t(1)}});
+  b.add("max_pool_grad dilation overlap", Op::MaxPoolGrad, {N(F({2, 3, 13, 11})), N(F({2, 3, 11, 5}))},
+        {{"kernel", Ints{2, 3}}, {"strides", Ints{1, 2}}, {"dilations", Ints{2, 1}}});
+  b.add("avg_pool_grad exclude pad ceil", Op::AvgPoolGrad, {N(F({1, 3, 7, 6}))},
+        {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t(1)},
+         {"shape", Ints{1, 3, 13, 11}}});
+  b.add("avg_pool_grad include pad", Op::AvgPoolGrad, {N(F({1, 3, 7, 4}))},
+        {{"kernel", Ints{3, 2}}, {"strides", Ints{2, 3}}, {"pads", Ints{1, 0, 1, 1}}, {"count_include_pad", int64_t(1)},
+         {"ceil_mode", int64_t(1)}, {"shape", Ints{1, 3, 13, 11}}});
+  b.add("gather_grad axis 1 i64", Op::GatherGrad, {N(F({5, 2, 3, 7})), Idx(T(DType::I64, {2, 3}), 6)},
+        {{"axis", int64_t(1)}, {"shape", Ints{5, 6, 7}}});
+  b.add("gather_grad axis 0 i32 duplicates", Op::GatherGrad, {N(F({9, 6, 7})), Idx(T(DType::I32, {9}), 2)},
+        {{"axis", int64_t(0)}, {"shape", Ints{5, 6, 7}}});
 }
 
 uint32_t mix(uint32_t x) {

@@ -1,0 +1,242 @@
+#include "compiler/bundle_builder.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "kernels/lower.h"
+#include "kernels/registry.h"
+#include "passes/schedule.h"
+
+namespace mgc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+constexpr uint32_t kWeightsArena = 0, kActivationArena = 1, kStateArena = 2;
+
+// Host data converted to the device representation (32-bit words) at `offset`.
+void writeDeviceWords(const HostTensor& t, DType dev, std::vector<uint8_t>& out, uint64_t offset) {
+  uint8_t* dst = out.data() + offset;
+  if (dev == DType::F32 && t.type.dtype == DType::F32) {
+    std::memcpy(dst, t.data.data(), t.data.size());
+    return;
+  }
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (dev == DType::F32) {
+      float f = float(t.getF(i));
+      std::memcpy(dst + 4 * i, &f, 4);
+    } else {
+      int32_t v = int32_t(t.getI(i));
+      std::memcpy(dst + 4 * i, &v, 4);
+    }
+  }
+}
+
+mgb::TensorEntry tensorEntry(const Value& val, uint32_t arena, uint64_t offset, uint64_t size) {
+  mgb::TensorEntry t;
+  t.name = val.name;
+  t.dtype = uint8_t(val.type.dtype);
+  t.deviceDtype = uint8_t(deviceDType(val.type.dtype));
+  t.shape = val.type.shape;
+  t.arena = arena;
+  t.offset = offset;
+  t.size = size;
+  return t;
+}
+
+}  // namespace
+
+TensorSlot BundleBuilder::stateSlot(const Graph& g, ValueId v) {
+  const Value& val = g.value(v);
+  auto it = state_.find(val.name);
+  if (it != state_.end()) {
+    if (it->second.type != val.type)
+      throw Error(source_ + ": state '" + val.name + "' is " + val.type.str() + " in one entry point and " +
+                  it->second.type.str() + " in another");
+    return {int(kStateArena), it->second.offset, it->second.size};
+  }
+  StateSlot s;
+  s.type = val.type;
+  s.offset = stateBytes_;
+  s.size = deviceBytes(val.type);
+  stateBytes_ = alignUp(stateBytes_ + s.size, kArenaAlign);
+  stateInit_.resize(stateBytes_, 0);
+  if (val.initial) writeDeviceWords(*val.initial, deviceDType(val.type.dtype), stateInit_, s.offset);
+  spec_.tensors.push_back(tensorEntry(val, kStateArena, s.offset, s.size));
+  s.tensor = uint32_t(spec_.tensors.size() - 1);
+  spec_.state.push_back(s.tensor);
+  state_[val.name] = s;
+  stateOrder_.push_back(val.name);
+  return {int(kStateArena), s.offset, s.size};
+}
+
+uint32_t BundleBuilder::kernelIndex(const DispatchPlan& p) {
+  auto [it, inserted] = kernelIndex_.emplace(p.kernel, uint32_t(spec_.kernels.size()));
+  if (inserted) {
+    const KernelBinary* kb = findKernel(p.kernel);
+    if (!kb) throw Error(source_ + ": node '" + p.node + "': no kernel named '" + p.kernel + "'");
+    mgb::KernelEntry ke;
+    ke.name = kb->name;
+    ke.spirv.assign(kb->spirv, kb->spirv + kb->spirvWords);
+    ke.msl = kb->msl;
+    for (int i = 0; i < 3; ++i) ke.localSize[i] = kb->localSize[i];
+    ke.numBindings = kb->numBindings;
+    spec_.kernels.push_back(std::move(ke));
+  }
+  return it->second;
+}
+
+void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::vector<PhaseTime>* phases) {
+  // Lowering: node → dispatches.
+  auto t0 = Clock::now();
+  MemoryPlanInput mpi;
+  std::vector<std::vector<DispatchPlan>> plans(g.nodes.size());
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& n = g.nodes[k];
+    bool alias = isAliasOp(n);
+    mpi.isAlias.push_back(alias);
+    OpClass cls = opInfo(n.op).cls;
+    mpi.mayRunInPlace.push_back(!alias && (cls == OpClass::Unary || cls == OpClass::Binary) &&
+                                deviceDType(g.type(n.outputs[0]).dtype) == deviceDType(g.type(n.inputs[0]).dtype));
+    if (alias) continue;
+    try {
+      plans[k] = lowerNode(g, n);
+    } catch (const Error& e) {
+      throw Error(source_ + ": " + e.what());
+    }
+  }
+  // State updates: a copy (an identity transpose) of each new value into
+  // its state tensor, after every node.
+  std::vector<DispatchPlan> updates;
+  for (const auto& [state, next] : g.stateUpdates) {
+    if (state == next) continue;
+    Node copy{Op::Transpose, "update:" + g.value(state).name, {next}, {state}, {}};
+    std::vector<int64_t> perm(size_t(g.type(state).rank()));
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = int64_t(i);
+    copy.attrs["perm"] = perm;
+    try {
+      for (DispatchPlan& p : lowerNode(g, copy)) updates.push_back(std::move(p));
+    } catch (const Error& e) {
+      throw Error(source_ + ": " + e.what());
+    }
+  }
+  if (phases) phases->push_back({name == "infer" ? "lower" : "lower:" + name, msSince(t0)});
+
+  // Memory plan: activations from offset 0 of arena 1 (each entry point has
+  // the arena to itself), constants after the previous entry points'.
+  t0 = Clock::now();
+  MemoryPlan mem = planMemory(g, mpi);
+  const uint64_t weightsBase = weights_.size();
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const Value& val = g.values[v];
+    TensorSlot& slot = mem.slots[v];
+    if (val.isState) slot = stateSlot(g, ValueId(v));
+    else if (slot.arena == int(kWeightsArena)) slot.offset += weightsBase;
+  }
+  weights_.resize(weightsBase + mem.weightsBytes, 0);
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const Value& val = g.values[v];
+    if (val.isConstant() && mem.slots[v].arena == int(kWeightsArena))
+      writeDeviceWords(*val.constant, deviceDType(val.type.dtype), weights_, mem.slots[v].offset);
+  }
+  for (size_t k = 0; k < g.nodes.size(); ++k) {  // in order: chains of aliases
+    const Node& n = g.nodes[k];
+    const Value& in = g.value(n.inputs[0]);
+    if (mpi.isAlias[k] && (in.isConstant() || in.isState))
+      mem.slots[size_t(n.outputs[0])] = mem.slots[size_t(n.inputs[0])];
+  }
+  activationBytes_ = std::max(activationBytes_, mem.activationBytes);
+  if (phases) phases->push_back({name == "infer" ? "memory-plan" : "memory-plan:" + name, msSince(t0)});
+
+  // Dispatches, barriers, inputs and outputs.
+  t0 = Clock::now();
+  mgb::EntryPointEntry entry;
+  entry.name = name;
+  std::vector<DispatchAccess> access;
+  auto rangeOf = [&](ValueId v, const std::string& node) {
+    const TensorSlot& s = mem.slots[size_t(v)];
+    if (s.arena < 0) throw Error(source_ + ": node '" + node + "': tensor '" + g.value(v).name + "' has no storage");
+    return mgb::RangeEntry{uint32_t(s.arena), s.offset, s.size};
+  };
+  auto emit = [&](const DispatchPlan& p) {
+    mgb::DispatchEntry d;
+    d.kernel = kernelIndex(p);
+    d.params = p.params;
+    d.node = p.node;
+    for (int i = 0; i < 3; ++i) d.groups[i] = p.groups[i];
+    DispatchAccess acc;
+    for (size_t b = 0; b < p.bindings.size(); ++b) {
+      mgb::RangeEntry r = rangeOf(p.bindings[b], p.node);
+      d.bindings.push_back(r);
+      ByteRange br{int(r.arena), r.offset, r.size};
+      (b + p.numWritten >= p.bindings.size() ? acc.writes : acc.reads).push_back(br);
+    }
+    if (report_) report_->recordDispatch(p);
+    access.push_back(std::move(acc));
+    entry.dispatches.push_back(std::move(d));
+  };
+  for (size_t k = 0; k < g.nodes.size(); ++k)
+    for (const DispatchPlan& p : plans[k]) emit(p);
+  for (const DispatchPlan& p : updates) emit(p);
+  std::vector<bool> barriers = placeBarriers(access);
+  EntryPointStats st;
+  st.name = name;
+  for (size_t i = 0; i < barriers.size(); ++i) {
+    entry.dispatches[i].barrier = barriers[i];
+    st.barriers += barriers[i];
+  }
+  auto addTensor = [&](ValueId v) {
+    const Value& val = g.value(v);
+    if (val.isState) return state_.at(val.name).tensor;
+    mgb::RangeEntry r = rangeOf(v, "<io>");
+    spec_.tensors.push_back(tensorEntry(val, r.arena, r.offset, r.size));
+    return uint32_t(spec_.tensors.size() - 1);
+  };
+  for (ValueId v : g.inputs) entry.inputs.push_back(addTensor(v));
+  for (ValueId v : g.outputs) entry.outputs.push_back(addTensor(v));
+  st.dispatches = int(entry.dispatches.size());
+  st.activationBytes = mem.activationBytes;
+  st.naiveActivationBytes = mem.naiveActivationBytes;
+  st.inPlace = mem.inPlaceCount;
+  stats_.push_back(st);
+  totalBarriers_ += st.barriers;
+  if (spec_.entryPoints.empty()) firstPlan_ = mem;
+  spec_.entryPoints.push_back(std::move(entry));
+  if (phases) phases->push_back({name == "infer" ? "schedule" : "schedule:" + name, msSince(t0)});
+}
+
+std::vector<uint8_t> BundleBuilder::finish(std::vector<PhaseTime>* phases) {
+  auto t0 = Clock::now();
+  spec_.producer = "mgc 0.1.0";
+  const uint64_t weightsBytes = weights_.size();
+  spec_.arenas = {{0, weightsBytes}, {1, activationBytes_}};
+  spec_.weights = std::move(weights_);
+  if (!state_.empty()) {
+    mgb::ArenaEntry s;
+    s.kind = 2;
+    s.size = stateBytes_;
+    s.initOffset = weightsBytes;
+    s.initSize = stateInit_.size();
+    spec_.arenas.push_back(s);
+    spec_.weights.insert(spec_.weights.end(), stateInit_.begin(), stateInit_.end());
+  }
+  std::vector<uint8_t> bundle = mgb::writeBundle(spec_);
+  if (phases) phases->push_back({"write-bundle", msSince(t0)});
+  if (report_) {
+    MemoryPlan mem = firstPlan_;
+    mem.weightsBytes = weightsBytes;
+    mem.activationBytes = activationBytes_;
+    report_->recordMemory(mem);
+    report_->recordBundle(spec_, bundle.size(), totalBarriers_);
+  }
+  return bundle;
+}
+
+}  // namespace mgc

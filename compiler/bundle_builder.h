@@ -1,0 +1,77 @@
+// Lowering + memory planning + scheduling of one or more entry points into
+// one bundle spec. Shared by compileGraph (one entry point, "infer") and
+// compileTraining ("train_step" + "infer" over shared state).
+//
+// Layout of the bundle it builds:
+//   arena 0  Weights      constants of every entry point, one after another
+//   arena 1  Activations  sized for the largest entry point (each session
+//                         has its own)
+//   arena 2  State        (only when a graph has state values) every state
+//                         tensor, by name, at one offset shared by all entry
+//                         points; initialized from the data section after
+//                         the weights (Arena.init_offset/init_size)
+// State updates (Graph::stateUpdates) become copy dispatches at the end of
+// the entry point: every new value is computed in the activations arena
+// first, so no dispatch reads a state tensor after it was overwritten.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/driver.h"
+#include "compiler/report.h"
+#include "formats/bundle_writer.h"
+#include "passes/memory_plan.h"
+
+namespace mgc {
+
+struct EntryPointStats {
+  std::string name;
+  int dispatches = 0;
+  int barriers = 0;
+  uint64_t activationBytes = 0;       // planned peak
+  uint64_t naiveActivationBytes = 0;  // one buffer per tensor, no reuse
+  int inPlace = 0;
+};
+
+class BundleBuilder {
+ public:
+  BundleBuilder(std::string source, ReportBuilder* report) : source_(std::move(source)), report_(report) {}
+
+  // Lowers a graph that has been through the pass pipeline and appends it as
+  // entry point `name`. Phase times go to `phases`.
+  void addEntryPoint(const std::string& name, const Graph& g, std::vector<PhaseTime>* phases);
+
+  // Arenas, data section, state list; writes the bundle.
+  std::vector<uint8_t> finish(std::vector<PhaseTime>* phases);
+
+  const std::vector<EntryPointStats>& stats() const { return stats_; }
+  uint64_t stateBytes() const { return stateBytes_; }
+  const mgb::BundleSpec& spec() const { return spec_; }
+
+ private:
+  struct StateSlot {
+    TensorType type;
+    uint64_t offset = 0, size = 0;
+    uint32_t tensor = 0;  // index into spec_.tensors
+  };
+  TensorSlot stateSlot(const Graph& g, ValueId v);
+  uint32_t kernelIndex(const DispatchPlan& p);
+
+  std::string source_;
+  ReportBuilder* report_;
+  mgb::BundleSpec spec_;
+  std::map<std::string, uint32_t> kernelIndex_;
+  std::vector<uint8_t> weights_;           // arena 0 contents so far
+  std::map<std::string, StateSlot> state_;  // by name
+  std::vector<std::string> stateOrder_;
+  std::vector<uint8_t> stateInit_;
+  uint64_t stateBytes_ = 0;
+  uint64_t activationBytes_ = 0;
+  int totalBarriers_ = 0;
+  std::vector<EntryPointStats> stats_;
+  MemoryPlan firstPlan_;
+};
+
+}  // namespace mgc

@@ -1,0 +1,68 @@
+// safetensors (https://github.com/huggingface/safetensors) reader and
+// writer, dependency-free and exception-free so that libmgrt can use it.
+//
+//   u64 N (little-endian) | N bytes of JSON header | data
+//   header: {"__metadata__": {"k": "v"}, "name": {"dtype": "F32",
+//            "shape": [2, 3], "data_offsets": [begin, end]}, ...}
+//   offsets are relative to the start of the data area.
+//
+// The reader treats the file as hostile: the header length, JSON syntax
+// (bounded nesting), dtype names, shapes (no overflow), and every data range
+// (inside the file, numel * element size bytes, no overlaps) are checked,
+// and errors name the tensor.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace safetensors {
+
+constexpr uint64_t kMaxHeaderBytes = 100u << 20;  // as the reference implementation
+
+struct TensorInfo {
+  std::string name;
+  std::string dtype;  // "F32", "F16", "F64", "I64", "I32", "I16", "I8", "U8", "BOOL", "BF16", ...
+  std::vector<int64_t> shape;
+  uint64_t begin = 0, end = 0;  // byte range in the data area
+};
+
+struct Header {
+  std::vector<TensorInfo> tensors;  // in file order
+  std::map<std::string, std::string> metadata;
+  uint64_t dataOffset = 0;  // where the data area starts in the file
+  const TensorInfo* find(const std::string& name) const;
+};
+
+// Bytes per element of a dtype name, 0 if unknown.
+size_t dtypeSize(const std::string& dtype);
+
+// Parses and checks the header of a whole file image. On failure returns
+// false and sets *error (e.g. "tensor 'fc1.weight': data [0, 4096) outside
+// the 1000-byte data area (truncated file?)").
+bool parseHeader(const uint8_t* file, size_t size, Header* out, std::string* error);
+
+struct TensorData {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  const void* data = nullptr;
+  uint64_t bytes = 0;
+};
+
+// A whole file image: tensors in the given order, packed, header padded with
+// spaces to a multiple of 8 bytes.
+std::vector<uint8_t> serialize(const std::vector<TensorData>& tensors,
+                               const std::map<std::string, std::string>& metadata);
+
+// Writes `bytes` to `path` atomically: a temporary file in the same
+// directory, fsync, rename over `path`, fsync of the directory. A crash
+// leaves either the old file or the new one, never a mix.
+bool writeFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes, std::string* error);
+
+// Reads a whole file; false with *error on failure.
+bool readFile(const std::string& path, std::vector<uint8_t>* out, std::string* error);
+
+}  // namespace safetensors

@@ -1,0 +1,74 @@
+// Gradient ops (passes/autodiff.cpp) → conv2d_grad, pool2d_grad,
+// gather_grad. Each kernel gives one invocation per element it writes.
+// Param layouts: kernels/src/conv2d_grad.comp, pool2d_grad.comp,
+// gather_grad.comp.
+#include <algorithm>
+
+#include "kernels/lower_common.h"
+
+namespace mgc::kern {
+
+std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n) {
+  requireFloat(g, n, "conv2d_grad");
+  bool wantInput = n.op == Op::ConvGradInput;
+  // ConvGradInput(dy, w) -> dx; ConvGradWeight(x, dy) -> dw
+  const Shape& out = outType(g, n).shape;
+  const Shape& x = wantInput ? out : inType(g, n, 0).shape;
+  const Shape& w = wantInput ? inType(g, n, 1).shape : out;
+  const Shape& dy = inType(g, n, wantInput ? 0 : 1).shape;
+  if (numel(out) == 0) return {};
+  auto st = n.ints("strides", {{1, 1}}), pd = n.ints("pads", {{0, 0, 0, 0}}), dl = n.ints("dilations", {{1, 1}});
+  DispatchPlan d = makePlan(n, "conv2d_grad");
+  d.params = {u32(n, x[0], "N"),        u32(n, x[1], "C"),         u32(n, x[2], "H"),        u32(n, x[3], "W"),
+              u32(n, w[0], "M"),        u32(n, dy[2], "OH"),       u32(n, dy[3], "OW"),      u32(n, w[2], "KH"),
+              u32(n, w[3], "KW"),       u32(n, st[0], "stride"),   u32(n, st[1], "stride"),  u32(n, pd[0], "pad"),
+              u32(n, pd[1], "pad"),     u32(n, dl[0], "dilation"), u32(n, dl[1], "dilation"), u32(n, n.i("group", 1), "group"),
+              wantInput ? 0u : 1u};
+  i32(n, std::max({numel(x), numel(w), numel(dy)}), "tensor size");
+  d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
+  setItemGrid(d, n, uint64_t(numel(out)), 256);
+  return {d};
+}
+
+std::vector<DispatchPlan> lowerPoolGrad(const Graph& g, const Node& n) {
+  requireFloat(g, n, "pool2d_grad");
+  bool isMax = n.op == Op::MaxPoolGrad;
+  // MaxPoolGrad(x, dy) -> dx; AvgPoolGrad(dy) -> dx
+  const Shape &x = outType(g, n).shape, &y = inType(g, n, isMax ? 1 : 0).shape;
+  if (numel(x) == 0) return {};
+  auto ks = n.ints("kernel"), st = n.ints("strides", {{1, 1}}), pd = n.ints("pads", {{0, 0, 0, 0}});
+  auto dl = n.ints("dilations", {{1, 1}});
+  DispatchPlan d = makePlan(n, "pool2d_grad");
+  d.params = {u32(n, x[0] * x[1], "planes"), u32(n, x[2], "H"),       u32(n, x[3], "W"),        u32(n, y[2], "OH"),
+              u32(n, y[3], "OW"),           u32(n, ks[0], "kernel"),  u32(n, ks[1], "kernel"),  u32(n, st[0], "stride"),
+              u32(n, st[1], "stride"),      u32(n, pd[0], "pad"),     u32(n, pd[1], "pad"),     u32(n, pd[2], "pad"),
+              u32(n, pd[3], "pad"),         u32(n, dl[0], "dilation"), u32(n, dl[1], "dilation"), isMax ? 0u : 1u,
+              !isMax && n.i("count_include_pad", 0) ? 1u : 0u};
+  i32(n, std::max(numel(x), numel(y)), "tensor size");
+  // avg mode never reads binding 1: it gets dy again
+  d.bindings = {n.inputs[0], isMax ? n.inputs[1] : n.inputs[0], n.outputs[0]};
+  setItemGrid(d, n, uint64_t(numel(x)), 256);
+  return {d};
+}
+
+std::vector<DispatchPlan> lowerGatherGrad(const Graph& g, const Node& n) {
+  // the indices are integers; the gradient in and out must be floats
+  if (!isDeviceFloat(inType(g, n, 0).dtype) || !isDeviceFloat(outType(g, n).dtype))
+    fail(n, "the gather_grad kernel computes in f32; got " + inType(g, n, 0).str() + " -> " + outType(g, n).str());
+  const Shape& s = outType(g, n).shape;
+  if (numel(s) == 0) return {};
+  int64_t axis = n.i("axis", 0);
+  if (axis < 0) axis += int64_t(s.size());
+  int64_t inner = 1;
+  for (size_t d = size_t(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  int64_t numIdx = inType(g, n, 1).numel();
+  DispatchPlan d = makePlan(n, "gather_grad");
+  d.params = {u32(n, numel(s), "element count"), u32(n, s[size_t(axis)], "axis size"), u32(n, inner, "inner size"),
+              u32(n, numIdx, "index count")};
+  u32(n, inType(g, n, 0).numel(), "gradient size");
+  d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
+  setItemGrid(d, n, uint64_t(numel(s)), 256);
+  return {d};
+}
+
+}  // namespace mgc::kern

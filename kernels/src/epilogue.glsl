@@ -1,0 +1,33 @@
+// Fused epilogue of conv2d / conv2d_direct / matmul (IR side:
+// compiler/ir/epilogue.h; host side: kernels/lower_epilogue.cpp). The
+// includer defines EPI_BASE (first params word) and EPI_BINDING0/1 (the two
+// operand buffers; absent operands are bound to some input again) and
+// includes math.glsl. Params from EPI_BASE:
+//   +0 steps (0..6)   +1 rowMask: bit k set = operand k is a row vector
+//   (indexed by output column), else indexed like the output
+//   +2 + 3s: step s as code (EpilogueStep: 1 relu, 2 clip, 3 leaky_relu,
+//   4 sigmoid, 5 gelu erf, 6 gelu tanh, 7 add operand, 8 hard_swish,
+//   9 tanh), arg0, arg1 (f32 bits)
+layout(std430, set = 0, binding = EPI_BINDING0) readonly buffer Epi0 { float epi0[]; };
+layout(std430, set = 0, binding = EPI_BINDING1) readonly buffer Epi1 { float epi1[]; };
+
+float epilogue(float v, uint idx, uint col) {
+  uint steps = min(p[EPI_BASE], 6u), operand = 0;
+  for (uint s = 0; s < steps; ++s) {
+    uint at = EPI_BASE + 2 + 3 * s, code = p[at];
+    float a0 = pfloat(at + 1), a1 = pfloat(at + 2);
+    if (code == 1u) v = max(v, 0.0);
+    else if (code == 2u) v = min(max(v, a0), a1);
+    else if (code == 3u) v = v >= 0.0 ? v : v * a0;
+    else if (code == 4u) v = sigmoid(v);
+    else if (code == 5u) v = 0.5 * v * (1.0 + erfApprox(v * 0.70710678118654752));
+    else if (code == 6u) v = 0.5 * v * (1.0 + tanhSafe(0.79788456080286536 * (v + 0.044715 * v * v * v)));
+    else if (code == 7u) {
+      uint j = ((p[EPI_BASE + 1] >> operand) & 1u) != 0u ? col : idx;
+      v += operand == 0u ? epi0[j] : epi1[j];
+      ++operand;
+    } else if (code == 8u) v = v * clamp(v / 6.0 + 0.5, 0.0, 1.0);
+    else if (code == 9u) v = tanhSafe(v);
+  }
+  return v;
+}
