@@ -111,7 +111,57 @@ def run(name, make, x_shape, batch):
         print(name, opt_name, "loss %.4f -> %.4f" % (losses[0], losses[-1]))
 
 
+class FashionMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(784, 256)
+        self.fc2 = nn.Linear(256, 10)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(torch.flatten(x, 1))))
+
+
+class FashionCNN(nn.Module):
+    """The example CNN (examples/make_example.py) with its BatchNorms kept."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+        )
+        self.classifier = nn.Sequential(nn.Flatten(), nn.Linear(32 * 7 * 7, 64), nn.ReLU(), nn.Linear(64, 10))
+        with torch.no_grad():  # distinct initial values (see SmallCNN)
+            for m in self.modules():
+                if isinstance(m, nn.BatchNorm2d):
+                    m.running_var.fill_(1.0 + 1e-3)
+                    m.weight.fill_(1.0 - 1e-3)
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+
+def export_fashion(out_dir, batch):
+    """Untrained Fashion-MNIST models (batch `batch`) for `mgc compile --train`."""
+    os.makedirs(out_dir, exist_ok=True)
+    for name, make in (("mlp_fmnist", FashionMLP), ("cnn_fmnist", FashionCNN)):
+        torch.manual_seed(0)
+        model = make().eval()
+        torch.onnx.export(model, torch.zeros(batch, 1, 28, 28), os.path.join(out_dir, name + ".onnx"), input_names=["x"],
+                          output_names=["logits"], opset_version=13, do_constant_folding=False,
+                          training=torch.onnx.TrainingMode.PRESERVE)
+        print("wrote", os.path.join(out_dir, name + ".onnx"))
+
+
 def main():
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fashion", help="also write untrained Fashion-MNIST models (mlp_fmnist.onnx, cnn_fmnist.onnx) here")
+    ap.add_argument("--batch", type=int, default=64)
+    args = ap.parse_args()
+    if args.fashion:
+        export_fashion(args.fashion, args.batch)
+        return
     os.makedirs(OUT, exist_ok=True)
     run("mlp", MLP, (20,), 8)
     run("cnn_bn", SmallCNN, (1, 8, 8), 4)

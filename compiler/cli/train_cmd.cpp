@@ -21,53 +21,6 @@ int report(int code, const std::string& msg) {
   return code;
 }
 
-std::string datasetDir(const std::string& name) {
-  if (name == "fashion-mnist") return "/usr/share/datasets/fashion-mnist";
-  if (name == "mnist") return "/usr/share/datasets/mnist";
-  return name;  // a folder with MNIST-format files
-}
-
-// An IDX dataset as columns for the given inputs: the image input (the first
-// float input) gets the images, the target input gets the labels.
-std::string idxColumns(const idx::Dataset& d, const std::vector<mgrt_tensor_info>& inputs, bool withTarget,
-                       Samples* out) {
-  out->rows = d.images.rows();
-  out->columns.clear();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const mgrt_tensor_info& in = inputs[i];
-    const bool isTarget = withTarget && i + 1 == inputs.size();
-    Column c;
-    c.name = in.name;
-    c.dtype = in.dtype;
-    const int64_t batch = in.rank ? in.shape[0] : 1;
-    c.rowBytes = in.bytes / size_t(batch);
-    if (isTarget) {
-      if (c.rowBytes != dtypeBytes(in.dtype))
-        return std::string("target input '") + in.name + "' takes " + std::to_string(c.rowBytes) +
-               " bytes per sample; an IDX dataset gives one class index";
-      c.data.resize(size_t(out->rows) * c.rowBytes);
-      for (int64_t r = 0; r < out->rows; ++r) {
-        int64_t v = d.labels[size_t(r)];
-        uint8_t* p = c.data.data() + size_t(r) * c.rowBytes;
-        if (in.dtype == MGRT_I64) std::memcpy(p, &v, 8);
-        else if (in.dtype == MGRT_I32) { int32_t w = int32_t(v); std::memcpy(p, &w, 4); }
-        else if (in.dtype == MGRT_F32) { float w = float(v); std::memcpy(p, &w, 4); }
-        else return std::string("target input '") + in.name + "' has an unsupported dtype";
-      }
-    } else {
-      if (in.dtype != MGRT_F32) return std::string("input '") + in.name + "' is not f32; cannot take images";
-      const size_t pixels = size_t(d.images.rowSize());
-      if (c.rowBytes != pixels * 4)
-        return std::string("input '") + in.name + "' takes " + std::to_string(c.rowBytes / 4) +
-               " values per sample but the images have " + std::to_string(pixels);
-      c.data.resize(d.images.values.size() * 4);
-      std::memcpy(c.data.data(), d.images.values.data(), c.data.size());
-    }
-    out->columns.push_back(std::move(c));
-  }
-  return "";
-}
-
 std::string npyColumns(const std::vector<std::string>& specs, const std::vector<mgrt_tensor_info>& inputs,
                        Samples* out, int* code) {
   out->rows = -1;
@@ -162,14 +115,14 @@ int trainMain(int argc, char** argv) {
     if (!dataset.empty()) {
       const std::string dir = datasetDir(dataset);
       idx::Dataset d = idx::loadMnistDir(dir, true);
-      if (std::string e = idxColumns(d, t.trainInputs(), true, &train); !e.empty()) return report(kExitBadInput, e);
+      if (std::string e = datasetColumns(d, t.trainInputs(), true, &train); !e.empty()) return report(kExitBadInput, e);
       idx::Dataset td = idx::loadMnistDir(dir, false);
       if (testLimit >= 0 && testLimit < td.images.rows()) {
         td.images.shape[0] = testLimit;
         td.images.values.resize(size_t(testLimit * td.images.rowSize()));
         td.labels.resize(size_t(testLimit));
       }
-      if (std::string e = idxColumns(td, t.inferInputs(), false, &test); !e.empty()) return report(kExitBadInput, e);
+      if (std::string e = datasetColumns(td, t.inferInputs(), false, &test); !e.empty()) return report(kExitBadInput, e);
       testLabelValues = td.labels;
     }
   } catch (const std::exception& e) {

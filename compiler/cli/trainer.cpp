@@ -42,6 +42,53 @@ int64_t argmaxRow(const float* row, int64_t n) {
 
 }  // namespace
 
+std::string datasetDir(const std::string& name) {
+  if (name == "fashion-mnist") return "/usr/share/datasets/fashion-mnist";
+  if (name == "mnist") return "/usr/share/datasets/mnist";
+  return name;  // a folder with MNIST-format files
+}
+
+// An IDX dataset as columns for the given inputs: the image input (the first
+// float input) gets the images, the target input gets the labels.
+std::string datasetColumns(const idx::Dataset& d, const std::vector<mgrt_tensor_info>& inputs, bool withTarget,
+                       Samples* out) {
+  out->rows = d.images.rows();
+  out->columns.clear();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const mgrt_tensor_info& in = inputs[i];
+    const bool isTarget = withTarget && i + 1 == inputs.size();
+    Column c;
+    c.name = in.name;
+    c.dtype = in.dtype;
+    const int64_t batch = in.rank ? in.shape[0] : 1;
+    c.rowBytes = in.bytes / size_t(batch);
+    if (isTarget) {
+      if (c.rowBytes != dtypeBytes(in.dtype))
+        return std::string("target input '") + in.name + "' takes " + std::to_string(c.rowBytes) +
+               " bytes per sample; an IDX dataset gives one class index";
+      c.data.resize(size_t(out->rows) * c.rowBytes);
+      for (int64_t r = 0; r < out->rows; ++r) {
+        int64_t v = d.labels[size_t(r)];
+        uint8_t* p = c.data.data() + size_t(r) * c.rowBytes;
+        if (in.dtype == MGRT_I64) std::memcpy(p, &v, 8);
+        else if (in.dtype == MGRT_I32) { int32_t w = int32_t(v); std::memcpy(p, &w, 4); }
+        else if (in.dtype == MGRT_F32) { float w = float(v); std::memcpy(p, &w, 4); }
+        else return std::string("target input '") + in.name + "' has an unsupported dtype";
+      }
+    } else {
+      if (in.dtype != MGRT_F32) return std::string("input '") + in.name + "' is not f32; cannot take images";
+      const size_t pixels = size_t(d.images.rowSize());
+      if (c.rowBytes != pixels * 4)
+        return std::string("input '") + in.name + "' takes " + std::to_string(c.rowBytes / 4) +
+               " values per sample but the images have " + std::to_string(pixels);
+      c.data.resize(d.images.values.size() * 4);
+      std::memcpy(c.data.data(), d.images.values.data(), c.data.size());
+    }
+    out->columns.push_back(std::move(c));
+  }
+  return "";
+}
+
 size_t dtypeBytes(mgrt_dtype t) {
   switch (t) {
     case MGRT_F32: case MGRT_I32: return 4;
@@ -108,6 +155,7 @@ std::string Trainer::train(const Samples& data, const TrainLoopOptions& o, Train
       return std::string("data for input '") + in.name + "' does not match its shape (" +
              std::to_string(c->rowBytes) + " bytes per sample, the input takes " + std::to_string(in.bytes / size_t(B)) +
              ")";
+    cols.push_back(c);
   }
   const int64_t perEpoch = data.rows / B;
   if (perEpoch == 0)
@@ -143,8 +191,6 @@ std::string Trainer::train(const Samples& data, const TrainLoopOptions& o, Train
   }
   std::vector<std::vector<uint8_t>> bufs(cols.size());
   for (size_t i = 0; i < trainInputs_.size(); ++i) bufs[i].resize(trainInputs_[i].bytes);
-  cols.clear();
-  for (const mgrt_tensor_info& in : trainInputs_) cols.push_back(findColumn(data, in.name));
 
   const bool tty = isatty(2);
   auto t0 = Clock::now(), lastPrint = t0;

@@ -82,3 +82,18 @@ class Trainer {
 size_t dtypeBytes(mgrt_dtype t);
 
 }  // namespace mgc
+
+namespace idx {
+struct Dataset;
+}
+
+namespace mgc {
+
+// "fashion-mnist" / "mnist" → Debian's dataset folder; anything else is a folder.
+std::string datasetDir(const std::string& name);
+// An IDX dataset as columns for `inputs`: the images go to the (f32) model
+// inputs; with `withTarget`, the last input gets the labels.
+std::string datasetColumns(const idx::Dataset& d, const std::vector<mgrt_tensor_info>& inputs, bool withTarget,
+                           Samples* out);
+
+}  // namespace mgc

@@ -46,6 +46,7 @@ HostTensor evalConcat(const Node& n, const Inputs& in, const TensorType& outT) {
   for (int64_t o = 0; o < outer; ++o)
     for (const HostTensor* t : in) {
       size_t chunk = size_t(t->type.shape[size_t(axis)] * inner) * es;
+      if (chunk == 0) continue;  // an empty input: nothing to copy (and data() may be null)
       std::memcpy(dst, t->data.data() + size_t(o) * chunk, chunk);
       dst += chunk;
     }

@@ -21,6 +21,17 @@ bool inside(uint64_t offset, uint64_t size, uint64_t limit) {
   return offset <= limit && size <= limit - offset;
 }
 
+// FlatBuffers 2.0's verifier checks only the 4-byte alignment of a vector's
+// length, not of its elements: a hostile manifest can place a vector of
+// 8-byte elements ([long], [BufferRange]) at a 4-byte boundary, and reading
+// it is undefined behaviour. The writer always aligns them.
+template <class V>
+bool elementsAligned(const V* v) {
+  // An empty vector (a rank-0 tensor's shape) has no element to misread,
+  // and FlatBuffers does not pad it.
+  return !v || v->size() == 0 || reinterpret_cast<uintptr_t>(v->Data()) % 8 == 0;
+}
+
 mgrt_status checkKernel(const mgb::Kernel& k, size_t i, const DeviceLimits& lim) {
   const std::string where = label("kernel", i, k.name());
   const auto* spirv = k.spirv();
@@ -65,6 +76,7 @@ mgrt_status checkTensor(const mgb::Bundle& b, const mgb::Tensor& t, size_t i) {
     return bad(where, format("device dtype %s does not match external dtype %s (expected %s)",
                              dtypeName(t.device_dtype()), dtypeName(t.dtype()),
                              dtypeName(deviceDTypeFor(t.dtype()))));
+  if (!elementsAligned(t.shape())) return bad(where, "shape vector is not 8-byte aligned");
   uint64_t numel = 0;
   if (!shapeNumel(t.shape(), &numel)) return bad(where, "shape has a negative or overflowing dimension");
   if (t.size() != numel * 4)
@@ -85,6 +97,7 @@ mgrt_status checkDispatch(const mgb::Bundle& b, const mgb::Dispatch& d, const st
   if (d.kernel() >= b.kernels()->size())
     return bad(where, format("kernel %u does not exist (%u kernels)", d.kernel(), b.kernels()->size()));
   const mgb::Kernel& k = *b.kernels()->Get(d.kernel());
+  if (!elementsAligned(d.bindings())) return bad(where, "bindings vector is not 8-byte aligned");
   const uint32_t nb = d.bindings() ? d.bindings()->size() : 0;
   if (nb != k.num_bindings())
     return bad(where, format("%u bindings but kernel %u expects %u", nb, d.kernel(), k.num_bindings()));

@@ -37,7 +37,7 @@ for t in "${targets[@]}"; do
      "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
        -print_final_stats=1 -artifact_prefix="$artifacts/" \
        "$work" "$src/corpus/$t" >"$log" 2>&1; then
-    grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+ *DONE' "$log" | sed 's/^/   /'
+    grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+[[:space:]]+DONE' "$log" | sed 's/^/   /'
   else
     echo "!! fuzz_$t FAILED; last lines of $log:"
     tail -40 "$log"
