@@ -185,6 +185,11 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
   for (size_t k = 0; k < g.nodes.size(); ++k)
     for (const DispatchPlan& p : plans[k]) emit(p);
   for (const DispatchPlan& p : updates) emit(p);
+  // Independent dispatches move together so they share barriers (safe on
+  // the planned byte ranges: passes/schedule.h).
+  std::vector<size_t> order = orderByLevel(access);
+  entry.dispatches = applyOrder(std::move(entry.dispatches), order);
+  access = applyOrder(std::move(access), order);
   std::vector<bool> barriers = placeBarriers(access);
   EntryPointStats st;
   st.name = name;

@@ -57,6 +57,10 @@ std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
     case Op::MaxPoolGrad: return lowerPoolGrad(g, n);
     case Op::AvgPoolGrad: return lowerPoolGrad(g, n);
     case Op::GatherGrad: return lowerGatherGrad(g, n);
+    case Op::GatherElements: return lowerGatherElements(g, n);
+    case Op::FusedEltwise:
+      if (outType(g, n).numel() == 0) return {};
+      return lowerFusedEltwise(g, n);
   }
   fail(n, "unknown op");
 }

@@ -63,6 +63,7 @@ void appendEpilogue(const Graph& g, const Node& n, DispatchPlan& d, ValueId abse
 
 // Per-family lowerings (one file each).
 std::vector<DispatchPlan> lowerEltwise(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerFusedEltwise(const Graph& g, const Node& n);  // lower_fused.cpp
 std::vector<DispatchPlan> lowerTranspose(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerSlice(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerExpand(const Graph& g, const Node& n);
@@ -83,5 +84,6 @@ std::vector<DispatchPlan> lowerBatchNorm(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerPoolGrad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerGatherGrad(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerGatherElements(const Graph& g, const Node& n);  // lower_extra.cpp
 
 }  // namespace mgc::kern

@@ -69,6 +69,8 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     case Op::ConvGradInput: case Op::ConvGradWeight: case Op::MaxPoolGrad: case Op::AvgPoolGrad:
     case Op::GatherGrad:
       noGradient(n, "gradient ops have no gradient (no second-order differentiation)");
+    case Op::GatherElements: noGradient(n, "GatherElements has no gradient rule");
+    case Op::FusedEltwise: noGradient(n, "fused_eltwise has no gradient rule (autodiff runs before fusion)");
   }
   noGradient(n, "unknown op");
 }

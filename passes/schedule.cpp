@@ -1,5 +1,7 @@
 #include "passes/schedule.h"
 
+#include <algorithm>
+
 namespace mgc {
 
 namespace {
@@ -33,6 +35,24 @@ std::vector<bool> placeBarriers(const std::vector<DispatchAccess>& dispatches) {
     writtenSince.insert(writtenSince.end(), d.writes.begin(), d.writes.end());
   }
   return barrier;
+}
+
+std::vector<size_t> orderByLevel(const std::vector<DispatchAccess>& dispatches) {
+  const size_t n = dispatches.size();
+  std::vector<size_t> level(n, 0);
+  for (size_t j = 0; j < n; ++j) {
+    const DispatchAccess& d = dispatches[j];
+    for (size_t i = 0; i < j; ++i) {
+      if (level[i] + 1 <= level[j]) continue;  // cannot push j any deeper
+      const DispatchAccess& e = dispatches[i];
+      if (anyOverlap(d.reads, e.writes) || anyOverlap(d.writes, e.writes) || anyOverlap(d.writes, e.reads))
+        level[j] = level[i] + 1;
+    }
+  }
+  std::vector<size_t> order(n);
+  for (size_t k = 0; k < n; ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return level[a] < level[b]; });
+  return order;
 }
 
 }  // namespace mgc

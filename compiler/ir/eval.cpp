@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "compiler/ir/eval_internal.h"
+#include "compiler/ir/fused_eltwise.h"
 
 namespace mgc {
 
@@ -134,6 +135,8 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::MaxPoolGrad: return evalMaxPoolGrad(n, x, y(), T);
     case Op::AvgPoolGrad: return evalAvgPoolGrad(n, x, T);
     case Op::GatherGrad: return evalGatherGrad(n, x, y(), T);
+    case Op::GatherElements: return evalGatherElements(n, x, y(), T);
+    case Op::FusedEltwise: fail(n, "fused_eltwise needs its graph (evalNode runs it)");
   }
   fail(n, "unknown op");
 }
@@ -162,7 +165,8 @@ std::vector<HostTensor> evalNode(const Graph& g, const Node& n, const std::vecto
   std::vector<TensorType> types = inferTypes(g, n);
   if (types.size() != 1) fail(n, "the evaluator handles single-output ops only");
   std::vector<HostTensor> out;
-  out.push_back(evalOne(n, inputs, types[0]));
+  if (n.op == Op::FusedEltwise) out.push_back(evalFusedEltwise(g, n, inputs));  // step by step: fused_eltwise.h
+  else out.push_back(evalOne(n, inputs, types[0]));
   return out;
 }
 

@@ -191,4 +191,7 @@ HostTensor evalMaxPoolGrad(const Node& n, const HostTensor& x, const HostTensor&
 HostTensor evalAvgPoolGrad(const Node& n, const HostTensor& dy, const TensorType& outT);
 HostTensor evalGatherGrad(const Node& n, const HostTensor& dy, const HostTensor& idx, const TensorType& outT);
 
+// eval_extra.cpp
+HostTensor evalGatherElements(const Node& n, const HostTensor& data, const HostTensor& idx, const TensorType& outT);
+
 }  // namespace mgc::eval

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "compiler/ir/epilogue.h"
+#include "compiler/ir/fused_eltwise.h"
 #include "compiler/ir/graph.h"
 
 namespace mgc {
@@ -313,6 +314,21 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       want.insert(want.end(), ds.begin() + axis + 1, ds.end());
       if (x.shape != want) fail(n, "output gradient " + x.str() + " does not match gathering " + shapeStr(ds));
       return {TensorType{x.dtype, ds}};
+    }
+    case Op::GatherElements: {
+      const TensorType& idx = in(1);
+      if (rank == 0) fail(n, "data must have rank >= 1");
+      int64_t axis = normAxis(n, n.i("axis", 0), rank);
+      if (idx.dtype != DType::I64 && idx.dtype != DType::I32) fail(n, "indices must be i32 or i64, got " + idx.str());
+      bool same = idx.rank() == rank;
+      for (int k = 0; same && k < rank; ++k) same = k == axis || idx.shape[size_t(k)] == x.shape[size_t(k)];
+      if (!same) fail(n, "indices " + idx.str() + " must match data " + x.str() + " except on axis " + std::to_string(axis));
+      if (x.shape[size_t(axis)] == 0 && idx.numel() > 0) fail(n, "cannot index an empty axis");
+      return {TensorType{x.dtype, idx.shape}};
+    }
+    case Op::FusedEltwise: {
+      Graph sub = expandFusedEltwise(g, n);  // throws naming n
+      return {sub.type(sub.outputs[0])};
     }
   }
   fail(n, "unknown op");

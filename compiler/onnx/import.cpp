@@ -16,7 +16,7 @@ using namespace onnximport;
 
 namespace {
 
-constexpr int kMinOpset = 7, kMaxOpset = 17;
+constexpr int kMinOpset = 1, kMaxOpset = 17;
 
 bool isDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
@@ -91,8 +91,10 @@ class GraphImport {
   void readOpsets() {
     for (const onnx::OperatorSetIdProto& o : model_.opset_import())
       opsets_[isDefaultDomain(o.domain()) ? "" : o.domain()] = int(std::min<int64_t>(o.version(), INT_MAX));
+    // A model without the default domain (e.g. only ai.onnx.preview.training)
+    // is read; each of its nodes then fails on its own as unsupported.
     auto it = opsets_.find("");
-    if (it == opsets_.end()) throw Error(src() + ": the model imports no opset for the default ONNX domain");
+    if (it == opsets_.end()) return;
     if (it->second < kMinOpset || it->second > kMaxOpset)
       throw Error(src() + ": opset " + std::to_string(it->second) + " of the default ONNX domain is not supported (mgc supports " +
                   std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset) + ")");
@@ -140,7 +142,7 @@ class GraphImport {
     NodeContext c(im_, n, opsetOf(n));
     try {
       const std::string domain = isDefaultDomain(n.domain()) ? "" : n.domain();
-      if (domain != "" && c.opset == 0) c.unsupported("domain '" + domain + "' is not imported by the model");
+      if (c.opset == 0) c.unsupported("domain '" + (domain.empty() ? "ai.onnx" : domain) + "' is not imported by the model");
       auto conv = converters().find({domain, n.op_type()});
       if (conv == converters().end()) c.unsupported("op is not supported");
       // Downstream of a node that failed: its problem is already listed.

@@ -181,6 +181,8 @@ const onnx::TensorProto& NodeContext::attrTensor(const std::string& n) const {
 void NodeContext::onlyAttrs(std::initializer_list<const char*> known) const {
   for (const auto& entry : attrs_) {
     const std::string& n = entry.first;  // not a structured binding: clang 14 cannot capture those
+    // Opsets 1..5: an in-place buffer-reuse hint without meaning for the result.
+    if (n == "consumed_inputs" && opset < 6 && (proto.domain().empty() || proto.domain() == "ai.onnx")) continue;
     bool ok = std::any_of(known.begin(), known.end(), [&](const char* k) { return n == k; });
     if (!ok) unsupported("attribute '" + n + "' is not supported");
   }

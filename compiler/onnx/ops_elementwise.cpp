@@ -15,9 +15,35 @@ void unary(NodeContext& c) {
   c.emitOutput(0, op, {c.input(0)});
 }
 
+// Opsets < 7: B broadcasts to A only when broadcast=1, its axes lined up
+// with A's from `axis` (default: the trailing axes). Reshaping B to A's rank
+// with trailing 1s turns that into numpy broadcasting.
+ValueId legacyBroadcastOperand(NodeContext& c) {
+  ValueId a = c.input(0), b = c.input(1);
+  const Shape sa = c.type(a).shape, sb = c.type(b).shape;
+  if (c.attrInt("broadcast", 0) == 0) {
+    if (sa != sb) c.fail("shapes " + c.type(a).str() + " and " + c.type(b).str() + " differ and broadcast is not set");
+    return b;
+  }
+  int64_t ra = int64_t(sa.size()), rb = int64_t(sb.size());
+  if (rb > ra) c.fail("B " + c.type(b).str() + " has a higher rank than A " + c.type(a).str());
+  int64_t axis = c.hasAttr("axis") ? c.attrInt("axis") : ra - rb;
+  if (axis < 0) axis += ra;
+  if (axis < 0 || axis + rb > ra) c.fail("axis " + std::to_string(c.attrInt("axis")) + " does not fit B " + c.type(b).str());
+  Shape t = sb;
+  for (int64_t k = 0; k < rb; ++k)
+    if (sb[size_t(k)] != 1 && sb[size_t(k)] != sa[size_t(axis + k)])
+      c.fail("B " + c.type(b).str() + " does not broadcast to A " + c.type(a).str() + " at axis " + std::to_string(axis));
+  t.resize(size_t(ra - axis), 1);
+  return reshapeTo(c, b, t);
+}
+
 template <Op op>
 void binary(NodeContext& c) {
-  // "broadcast"/"axis" belong to opset < 7, which the importer rejects.
+  if (c.opset < 7) {
+    c.onlyAttrs({"broadcast", "axis"});
+    return c.emitOutput(0, op, {c.input(0), legacyBroadcastOperand(c)});
+  }
   c.onlyAttrs({});
   c.emitOutput(0, op, {c.input(0), c.input(1)});
 }
@@ -74,6 +100,13 @@ void hardSigmoid(NodeContext& c) {
 void prelu(NodeContext& c) {
   c.onlyAttrs({});
   ValueId x = c.input(0), slope = c.input(1);
+  // Opsets < 7: a 1-D slope of C entries is per channel (axis 1).
+  const Shape xs = c.type(x).shape, ss = c.type(slope).shape;
+  if (c.opset < 7 && ss.size() == 1 && ss[0] != 1 && xs.size() >= 2 && xs[1] == ss[0]) {
+    Shape perChannel(xs.size() - 1, 1);
+    perChannel[0] = ss[0];
+    slope = reshapeTo(c, slope, perChannel);
+  }
   ValueId negative = c.emit(Op::Less, {x, c.scalar(c.type(x).dtype, 0)});
   ValueId scaled = c.emit(Op::Mul, {x, slope});
   c.emitOutput(0, Op::Where, {negative, scaled, x});
@@ -118,6 +151,12 @@ void castTo(NodeContext& c, ValueId x, int32_t onnxType) {
 
 void cast(NodeContext& c) {
   c.onlyAttrs({"to"});
+  if (c.opset < 6) {  // Cast-1 names the type as a string ("FLOAT")
+    onnx::TensorProto::DataType t;
+    std::string name = c.attrString("to");
+    if (!onnx::TensorProto::DataType_Parse(name, &t)) c.fail("'to' names no ONNX type: '" + name + "'");
+    return castTo(c, c.input(0), int32_t(t));
+  }
   castTo(c, c.input(0), int32_t(c.attrInt("to")));
 }
 
@@ -142,8 +181,12 @@ void dropout(NodeContext& c) {
     const HostTensor* training = c.constInput(2, "training_mode");
     if (training->numel() != 1 || training->getI(0) != 0) c.unsupported("training_mode is not supported");
   }
-  c.requireUnused(1, "the dropout mask is not supported");
   c.setOutput(0, c.input(0));
+  if (c.outputUsed(1)) {  // inference keeps every element: an all-true mask (of x's type before opset 10)
+    HostTensor mask(TensorType{c.opset >= 10 ? DType::Bool : c.type(c.input(0)).dtype, c.type(c.input(0)).shape});
+    for (int64_t i = 0; i < mask.numel(); ++i) mask.setF(i, 1.0);
+    c.setOutputConstant(1, std::move(mask));
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "compiler/onnx/importer.h"
+#include "compiler/onnx/ops_extra.h"
 
 namespace mgc::onnximport {
 
@@ -16,7 +17,9 @@ void matmul(NodeContext& c) {
 
 // Y = alpha * A' B' + beta * C, as Transpose / MatMul / Mul / Add.
 void gemm(NodeContext& c) {
-  c.onlyAttrs({"alpha", "beta", "transA", "transB"});
+  // Opsets < 7 flag C's broadcasting, which numpy broadcasting covers.
+  if (c.opset < 7) c.onlyAttrs({"alpha", "beta", "transA", "transB", "broadcast"});
+  else c.onlyAttrs({"alpha", "beta", "transA", "transB"});
   ValueId a = c.input(0), b = c.input(1);
   if (c.type(a).rank() != 2 || c.type(b).rank() != 2)
     c.fail("A and B must be 2-D, got " + c.type(a).str() + " and " + c.type(b).str());
@@ -137,9 +140,19 @@ void maxPool(NodeContext& c) {
   ValueId x = c.input(0);
   Window w = readWindow(c, spatialOf(c.type(x)), c.attrInts("kernel_shape"), true);
   if (w.oneD) x = to2d(c, x);
-  emitWindowed(c, w, Op::MaxPool, {x},
-               {{"kernel", w.kernel}, {"strides", w.strides}, {"pads", w.pads}, {"dilations", w.dilations},
-                {"ceil_mode", c.attrInt("ceil_mode", 0)}});
+  Attrs attrs{{"kernel", w.kernel}, {"strides", w.strides}, {"pads", w.pads}, {"dilations", w.dilations},
+              {"ceil_mode", c.attrInt("ceil_mode", 0)}};
+  DType dt = c.type(x).dtype;
+  if (dt == DType::I8 || dt == DType::U8) {  // pooling computes in f32, which holds every 8-bit value exactly
+    ValueId y = c.emit(Op::MaxPool, {c.emit(Op::Cast, {x}, {{"to", int64_t(DType::F32)}})}, attrs);
+    if (w.oneD) {
+      Shape s = c.type(y).shape;
+      s.erase(s.begin() + 2);
+      y = reshapeTo(c, y, s);
+    }
+    return c.emitOutput(0, Op::Cast, {y}, {{"to", int64_t(dt)}});
+  }
+  emitWindowed(c, w, Op::MaxPool, {x}, attrs);
 }
 
 void averagePool(NodeContext& c) {
@@ -165,9 +178,11 @@ void globalPool(NodeContext& c) {
 }
 
 void batchNorm(NodeContext& c) {
-  c.onlyAttrs({"epsilon", "momentum", "spatial", "training_mode"});
+  c.onlyAttrs({"epsilon", "momentum", "spatial", "training_mode", "is_test"});
   if (c.attrInt("spatial", 1) != 1) c.unsupported("spatial=0 is not supported");
-  if (c.attrInt("training_mode", 0) != 0) c.unsupported("training_mode=1 is not supported (inference only)");
+  // Before opset 7, is_test=0 (the default) means training: batch statistics.
+  if (c.opset < 7 && c.attrInt("is_test", 0) == 0) c.unsupported("is_test=0 (training) is not supported (inference only)");
+  if (c.attrInt("training_mode", 0) != 0) return batchNormTraining(c);
   c.requireUnused(1, "training outputs (running mean/var) are not supported");
   c.emitOutput(0, Op::BatchNorm, {c.input(0), c.input(1), c.input(2), c.input(3), c.input(4)},
                {{"epsilon", c.attrFloat("epsilon", 1e-5)}});
@@ -175,12 +190,12 @@ void batchNorm(NodeContext& c) {
 
 void layerNorm(NodeContext& c) {
   c.onlyAttrs({"axis", "epsilon", "stash_type"});
-  c.requireUnused(1, "Mean / InvStdDev outputs are not supported");
   ValueId x = c.input(0);
   int64_t axis = c.normAxis(c.attrInt("axis", -1), c.type(x).rank());
   std::vector<ValueId> ins{x, c.input(1)};
   if (c.hasInput(2)) ins.push_back(c.input(2));
   c.emitOutput(0, Op::LayerNorm, ins, {{"axis", axis}, {"epsilon", c.attrFloat("epsilon", 1e-5)}});
+  layerNormStatistics(c, x, axis, c.attrFloat("epsilon", 1e-5));
 }
 
 // Opset >= 13: along one axis (default -1). Before: the input is flattened

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/onnx/importer.h"
+#include "compiler/onnx/ops_extra.h"
 
 namespace mgc::onnximport {
 
@@ -77,20 +78,22 @@ void reduceLogSumExp(NodeContext& c) {
 
 void argMax(NodeContext& c) {
   c.onlyAttrs({"axis", "keepdims", "select_last_index"});
-  if (c.attrInt("select_last_index", 0) != 0) c.unsupported("select_last_index=1 is not supported");
   ValueId x = c.input(0);
   int64_t axis = c.normAxis(c.attrInt("axis", 0), c.type(x).rank());
-  c.emitOutput(0, Op::ArgMax, {x}, {{"axis", axis}, {"keepdims", c.attrInt("keepdims", 1) != 0 ? int64_t(1) : 0}});
+  int64_t keepdims = c.attrInt("keepdims", 1) != 0 ? 1 : 0;
+  if (c.attrInt("select_last_index", 0) != 0) return c.setOutput(0, argMaxLast(c, x, axis, keepdims));
+  c.emitOutput(0, Op::ArgMax, {x}, {{"axis", axis}, {"keepdims", keepdims}});
 }
 
 // ArgMin(x) = ArgMax(-x): the first minimum is the first maximum of -x.
 // Floats only: negating unsigned or the most negative integer would wrap.
 void argMin(NodeContext& c) {
   c.onlyAttrs({"axis", "keepdims", "select_last_index"});
-  if (c.attrInt("select_last_index", 0) != 0) c.unsupported("select_last_index=1 is not supported");
   ValueId x = c.input(0);
   if (!isFloat(c.type(x).dtype)) c.unsupported("ArgMin of " + c.type(x).str() + " is not supported (floats only)");
   int64_t axis = c.normAxis(c.attrInt("axis", 0), c.type(x).rank());
+  if (c.attrInt("select_last_index", 0) != 0)
+    return c.setOutput(0, argMaxLast(c, c.emit(Op::Neg, {x}), axis, c.attrInt("keepdims", 1) != 0 ? 1 : 0));
   c.emitOutput(0, Op::ArgMax, {c.emit(Op::Neg, {x})},
                {{"axis", axis}, {"keepdims", c.attrInt("keepdims", 1) != 0 ? int64_t(1) : 0}});
 }

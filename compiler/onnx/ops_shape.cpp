@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compiler/onnx/importer.h"
+#include "compiler/onnx/ops_extra.h"
 #include "compiler/onnx/tensor_proto.h"
 
 namespace mgc::onnximport {
@@ -28,9 +29,15 @@ std::optional<std::vector<int64_t>> axesOperand(NodeContext& c, int inputOpset) 
 }
 
 void reshape(NodeContext& c) {
-  c.onlyAttrs({"allowzero"});
   ValueId x = c.input(0);
-  auto target = c.intsInput(1, "shape");
+  std::optional<std::vector<int64_t>> target;
+  if (c.opset < 5) {  // Reshape-1: the shape is an attribute
+    c.onlyAttrs({"shape"});
+    target = c.attrInts("shape");
+  } else {
+    c.onlyAttrs({"allowzero"});
+    target = c.intsInput(1, "shape");
+  }
   if (!target) c.fail("shape input is missing");
   const Shape in = c.type(x).shape;
   bool allowZero = c.attrInt("allowzero", 0) != 0;
@@ -120,7 +127,8 @@ void concat(NodeContext& c) {
   std::vector<ValueId> ins;
   for (int k = 0; k < c.numInputs(); ++k) ins.push_back(c.input(k));
   if (ins.empty()) c.fail("no inputs");
-  int64_t axis = c.normAxis(c.attrInt("axis"), c.type(ins[0]).rank());
+  // Concat-1 defaults the axis to 1; since opset 4 it is required.
+  int64_t axis = c.normAxis(c.opset < 4 ? c.attrInt("axis", 1) : c.attrInt("axis"), c.type(ins[0]).rank());
   Attrs attrs{{"axis", axis}};
   size_t maxIn = size_t(opInfo(Op::Concat).maxInputs);
   while (ins.size() > maxIn) {  // the IR op takes a bounded number: concatenate in groups
@@ -244,15 +252,15 @@ void expand(NodeContext& c) {
 }
 
 void pad(NodeContext& c) {
-  c.onlyAttrs({"mode", "pads", "value"});
+  if (c.opset < 2) c.onlyAttrs({"mode", "paddings", "value"});  // Pad-1 calls the pads "paddings"
+  else c.onlyAttrs({"mode", "pads", "value"});
   ValueId x = c.input(0);
   int64_t rank = c.type(x).rank();
   std::string mode = c.attrString("mode", "constant");
-  if (mode != "constant") c.unsupported("mode '" + mode + "' is not supported (constant only)");
   std::vector<int64_t> pads;
   double value = 0;
   if (c.opset < 11) {
-    pads = c.attrInts("pads");
+    pads = c.attrInts(c.opset < 2 ? "paddings" : "pads");
     value = c.attrFloat("value", 0.0);
   } else {
     auto p = c.intsInput(1, "pads");
@@ -277,11 +285,13 @@ void pad(NodeContext& c) {
   if (int64_t(pads.size()) != 2 * rank) c.fail("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
   for (int64_t p : pads)
     if (p < -kMaxElements || p > kMaxElements) c.fail("pad " + std::to_string(p) + " is out of range");
+  if (mode != "constant") return c.setOutput(0, padByMode(c, x, pads, mode));
   c.emitOutput(0, Op::Pad, {x}, {{"pads", pads}, {"value", value}});
 }
 
 // Tile(x, r) = Reshape(Expand(Reshape(x, [1,d0,1,d1..]), [r0,d0,r1,d1..]), [r0*d0, r1*d1..]).
 void tile(NodeContext& c) {
+  if (c.opset < 6) c.unsupported("Tile-1 (tiles/axis inputs) is not supported");
   c.onlyAttrs({});
   ValueId x = c.input(0);
   const Shape s = c.type(x).shape;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "compiler/onnx/importer.h"
+#include "compiler/onnx/ops_extra.h"
 #include "compiler/onnx/tensor_proto.h"
 
 namespace mgc::onnximport {
@@ -134,6 +135,9 @@ const ConverterTable& converters() {
     addShapeConverters(t);
     addReduceConverters(t);
     addSourceConverters(t);
+    addExtraConverters(t);
+    addLossConverters(t);
+    addEinsumConverters(t);
     return t;
   }();
   return table;

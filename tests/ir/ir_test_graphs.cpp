@@ -129,6 +129,18 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
             {{"axis", int64_t(1)}, {"shape", std::vector<int64_t>{3, 4}}});
       return;
     }
+    case Op::GatherElements: {
+      HostTensor indices({DType::I64, {3, 2}});
+      for (int64_t i = 0; i < 6; ++i) indices.setI(i, (i * 3) % 4 - 1);
+      b.out(op, {b.constant(DType::F32, {3, 4}), b.g.addConstant("element_indices", indices)}, {{"axis", int64_t(1)}});
+      return;
+    }
+    case Op::FusedEltwise:  // (x * y) + 0.5, then leaky_relu
+      b.out(op, {x, y},
+            {{"ops", std::string("mul,add,leaky_relu")}, {"args", std::vector<int64_t>{0, 1, 0, 2, -1, 0, 3, 0, 0}},
+             {"dtypes", std::vector<int64_t>{0, 0, 0}}, {"fargs", std::vector<double>{0, 0, 0, 0, 0.1, 0}},
+             {"consts", std::vector<double>{0.5}}});
+      return;
   }
 }
 

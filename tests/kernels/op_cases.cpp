@@ -85,6 +85,22 @@ void binaryCases(Builder& b) {
   for (Op op : {Op::And, Op::Or, Op::Xor}) b.add(opName(op), op, {B(a), B(c)});
   b.add("where", Op::Where, {B({5, 1, 7}), N(F({6, 7})), N(F({1}))});
   b.add("where i64", Op::Where, {B({5, 6, 7}), I(T(DType::I64, {7})), I(T(DType::I64, {5, 6, 1}))});
+  // fused_eltwise (compiler/ir/fused_eltwise.h): gelu spelled out with
+  // inline constants; a broadcasting tree over 4 inputs; float attributes.
+  using Floats = std::vector<double>;
+  b.add("fused_eltwise gelu spelled out", Op::FusedEltwise, {N(F({5, 6, 7}))},
+        {{"ops", std::string("div,erf,add,mul,mul")},
+         {"args", std::vector<int64_t>{0, -1, 0, 1, 0, 0, 2, -2, 0, 0, 3, 0, 4, -3, 0}},
+         {"dtypes", std::vector<int64_t>{0, 0, 0, 0, 0}}, {"fargs", Floats(10, 0.0)},
+         {"consts", Floats{1.4142135, 1.0, 0.5}}});
+  b.add("fused_eltwise where tree 4 inputs broadcast", Op::FusedEltwise,
+        {B({5, 1, 7}), N(F({6, 7})), N(F({5, 6, 1})), N(F({1}))},
+        {{"ops", std::string("mul,sigmoid,where,max")},
+         {"args", std::vector<int64_t>{1, 2, 0, 4, 0, 0, 0, 5, 3, 6, -1, 0}},
+         {"dtypes", std::vector<int64_t>{0, 0, 0, 0}}, {"fargs", Floats(8, 0.0)}, {"consts", Floats{-0.25}}});
+  b.add("fused_eltwise leaky_relu clip", Op::FusedEltwise, {N(F({5, 7}))},
+        {{"ops", std::string("leaky_relu,clip")}, {"args", std::vector<int64_t>{0, 0, 0, 1, 0, 0}},
+         {"dtypes", std::vector<int64_t>{0, 0}}, {"fargs", Floats{0.1, 0.0, -0.5, 0.8}}});
 }
 
 void nnCases(Builder& b) {
@@ -203,6 +219,10 @@ void shapeCases(Builder& b) {
         {{"axis", int64_t(1)}, {"shape", Ints{5, 6, 7}}});
   b.add("gather_grad axis 0 i32 duplicates", Op::GatherGrad, {N(F({9, 6, 7})), Idx(T(DType::I32, {9}), 2)},
         {{"axis", int64_t(0)}, {"shape", Ints{5, 6, 7}}});
+  b.add("gather_elements axis 1 i64", Op::GatherElements, {N(F({4, 6, 5})), Idx(T(DType::I64, {4, 3, 5}), 6)},
+        {{"axis", int64_t(1)}});
+  b.add("gather_elements axis 0 i32 ints", Op::GatherElements, {N(T(DType::I32, {5, 7})), Idx(T(DType::I32, {8, 7}), 5)},
+        {{"axis", int64_t(0)}});
 }
 
 uint32_t mix(uint32_t x) {

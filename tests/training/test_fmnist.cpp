@@ -4,6 +4,7 @@
 // point. The full-length figures are in docs/training.md.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -87,6 +88,7 @@ TEST_CASE("an MLP learns Fashion-MNIST on the device (300 steps)", "[training][f
   }
   mgrt_session_destroy(infer);
   const double acc = double(correct) / double(seen);
+  std::printf("fashion-mnist MLP, 300 steps: loss %.4f, test accuracy %.2f%%\n", double(loss), 100 * acc);
   INFO("loss after 300 steps " << loss << ", test accuracy " << acc);
   CHECK(acc > 0.80);
 }

@@ -1,0 +1,30 @@
+// Reference evaluation of GatherElements (byte copies: exact for every dtype).
+#include <cstring>
+
+#include "compiler/ir/eval_internal.h"
+
+namespace mgc::eval {
+
+// data and indices viewed as [outer, axis, inner] (they agree off the axis):
+// out[o, j, r] = data[o, idx[o, j, r], r].
+HostTensor evalGatherElements(const Node& n, const HostTensor& data, const HostTensor& idx, const TensorType& outT) {
+  const Shape& s = data.type.shape;
+  int64_t axis = n.i("axis", 0);
+  if (axis < 0) axis += data.type.rank();
+  int64_t outer = 1, D = s[size_t(axis)], inner = 1, J = idx.type.shape[size_t(axis)];
+  for (int64_t d = 0; d < axis; ++d) outer *= s[size_t(d)];
+  for (size_t d = size_t(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  size_t es = dtypeSize(data.type.dtype);
+  HostTensor out(outT);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < J; ++j)
+      for (int64_t r = 0; r < inner; ++r) {
+        int64_t at = (o * J + j) * inner + r, i = idx.getI(at);
+        if (i < -D || i >= D) fail(n, "index " + std::to_string(i) + " out of range for axis of size " + std::to_string(D));
+        if (i < 0) i += D;
+        std::memcpy(out.data.data() + size_t(at) * es, data.data.data() + size_t((o * D + i) * inner + r) * es, es);
+      }
+  return out;
+}
+
+}  // namespace mgc::eval
