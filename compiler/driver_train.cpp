@@ -22,7 +22,8 @@ double msSince(Clock::time_point t0) {
 
 std::string mib(uint64_t bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / (1024.0 * 1024.0));
+  if (bytes < (uint64_t(1) << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", double(bytes) / 1024.0);
+  else std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / (1024.0 * 1024.0));
   return buf;
 }
 

@@ -78,6 +78,7 @@ void emitNodeOp(EltwiseProgram& p, const Graph& g, const Node& n, const std::vec
     case Op::Round: floatOp(p, EwOp::ROUND, iIn, iOut, a, dst); break;
     case Op::Sin: floatOp(p, EwOp::SIN, iIn, iOut, a, dst); break;
     case Op::Cos: floatOp(p, EwOp::COS, iIn, iOut, a, dst); break;
+    case Op::Atan: floatOp(p, EwOp::ATAN, iIn, iOut, a, dst); break;
     case Op::Softplus: floatOp(p, EwOp::SOFTPLUS, iIn, iOut, a, dst); break;
     case Op::HardSwish: floatOp(p, EwOp::HARD_SWISH, iIn, iOut, a, dst); break;
     case Op::LeakyRelu: floatOp(p, EwOp::LEAKY_RELU, iIn, iOut, a, dst, f32Bits(n.f("alpha", 0.01))); break;
@@ -138,6 +139,7 @@ void emitNodeOp(EltwiseProgram& p, const Graph& g, const Node& n, const std::vec
     case Op::ReduceMin: case Op::ReduceProd: case Op::ArgMax: case Op::Reshape: case Op::Transpose: case Op::Concat:
     case Op::Slice: case Op::Gather: case Op::Expand: case Op::Pad: case Op::ConvGradInput: case Op::ConvGradWeight:
     case Op::MaxPoolGrad: case Op::AvgPoolGrad: case Op::GatherGrad: case Op::GatherElements:
+    case Op::ScatterElements:
     case Op::FusedEltwise:
       fail(n, "not an elementwise op");
   }

@@ -25,7 +25,7 @@ std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
     case Op::Reshape: return {};   // alias
     case Op::Neg: case Op::Abs: case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Reciprocal: case Op::Relu:
     case Op::Sigmoid: case Op::Tanh: case Op::Erf: case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sin:
-    case Op::Cos: case Op::Sign: case Op::Not: case Op::Softplus: case Op::HardSwish: case Op::LeakyRelu:
+    case Op::Cos: case Op::Atan: case Op::Sign: case Op::Not: case Op::Softplus: case Op::HardSwish: case Op::LeakyRelu:
     case Op::Elu: case Op::HardSigmoid: case Op::Clip: case Op::Gelu: case Op::Cast: case Op::Add: case Op::Sub:
     case Op::Mul: case Op::Div: case Op::Pow: case Op::Max: case Op::Min: case Op::Equal: case Op::Less:
     case Op::LessOrEqual: case Op::Greater: case Op::GreaterOrEqual: case Op::And: case Op::Or: case Op::Xor:
@@ -58,6 +58,7 @@ std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
     case Op::AvgPoolGrad: return lowerPoolGrad(g, n);
     case Op::GatherGrad: return lowerGatherGrad(g, n);
     case Op::GatherElements: return lowerGatherElements(g, n);
+    case Op::ScatterElements: return lowerScatterElements(g, n);
     case Op::FusedEltwise:
       if (outType(g, n).numel() == 0) return {};
       return lowerFusedEltwise(g, n);

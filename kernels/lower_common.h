@@ -84,6 +84,7 @@ std::vector<DispatchPlan> lowerBatchNorm(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerPoolGrad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerGatherGrad(const Graph& g, const Node& n);
-std::vector<DispatchPlan> lowerGatherElements(const Graph& g, const Node& n);  // lower_extra.cpp
+std::vector<DispatchPlan> lowerGatherElements(const Graph& g, const Node& n);   // lower_extra.cpp
+std::vector<DispatchPlan> lowerScatterElements(const Graph& g, const Node& n);  // lower_extra.cpp
 
 }  // namespace mgc::kern

@@ -10,6 +10,23 @@ namespace mgc::kern {
 // mostly idle; such convs (depthwise above all) run conv2d_direct.
 constexpr int64_t kMinGemmChannels = 16;
 
+// Split-K (conv2d_splitk + conv2d_finish) for GEMM convs whose 64x64 tiles
+// are too few to fill a big GPU but whose K is long: late ResNet layers
+// (512 channels x 7x7 pixels: 8 workgroups each walking K = 4608) run
+// latency-bound on a handful of compute units. Slices of >= 256 k values
+// bring the grid towards kFillTiles workgroups; the two extra dispatches
+// (zero, bias + epilogue) cost ~2 barriers.
+namespace {
+
+constexpr int64_t kFillTiles = 128, kSplitBelowTiles = 64, kMinSliceK = 256, kMaxSlices = 16;
+
+int64_t splitKSlices(int64_t tiles, int64_t K) {
+  if (tiles >= kSplitBelowTiles || K < 2 * kMinSliceK) return 1;
+  return std::min({(kFillTiles + tiles - 1) / tiles, K / kMinSliceK, kMaxSlices});
+}
+
+}  // namespace
+
 std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   requireFloat(g, n, "conv2d");
   const Shape &x = inType(g, n, 0).shape, &w = inType(g, n, 1).shape, &y = outType(g, n).shape;
@@ -28,16 +45,37 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   u32(n, std::max({numel(x), numel(w), numel(y)}), "tensor size");
   d.bindings = {n.inputs[0], n.inputs[1], hasBias ? n.inputs[2] : n.inputs[1], n.outputs[0]};
   appendEpilogue(g, n, d, n.inputs[0]);
-  if (gemm) {
-    // Images fold into the pixel axis: N*OH*OW columns.
-    auto tiles = [](int64_t v) { return uint32_t(std::min<int64_t>((v + 63) / 64, kMaxGroups)); };
-    d.groups[0] = tiles(x[0] * y[2] * y[3]);
-    d.groups[1] = tiles(Mg);
-    d.groups[2] = uint32_t(std::min<int64_t>(groups, kMaxGroups));
-  } else {
+  if (!gemm) {
     setItemGrid(d, n, uint64_t(numel(y)), 256);
+    return {d};
   }
-  return {d};
+  // Images fold into the pixel axis: N*OH*OW columns.
+  int64_t cols = x[0] * y[2] * y[3], K = w[1] * w[2] * w[3];
+  auto tiles = [](int64_t v) { return (v + 63) / 64; };
+  auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
+  d.groups[0] = clamp(tiles(cols));
+  d.groups[1] = clamp(tiles(Mg));
+  d.groups[2] = clamp(groups);
+  int64_t slices = splitKSlices(tiles(cols) * tiles(Mg) * groups, K);
+  if (slices < 2) return {d};
+  int64_t sliceK = (K + slices - 1) / slices;
+  sliceK = (sliceK + 15) / 16 * 16;  // whole k steps of the 64x64 core
+  slices = (K + sliceK - 1) / sliceK;
+  DispatchPlan zero = makePlan(n, "conv2d_finish");
+  zero.params = {u32(n, numel(y), "output size"), d.params[4], u32(n, y[2] * y[3], "pixels"), d.params[16], 0};
+  zero.bindings = {d.bindings[2], n.outputs[0]};
+  appendEpilogue(g, n, zero, n.inputs[0]);
+  setItemGrid(zero, n, uint64_t(numel(y)), 256);
+  DispatchPlan finish = zero;
+  finish.params[4] = 1;
+  DispatchPlan split = makePlan(n, "conv2d_splitk");
+  split.params.assign(d.params.begin(), d.params.begin() + 17);
+  split.params.push_back(uint32_t(slices));
+  split.params.push_back(uint32_t(sliceK));
+  split.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
+  std::copy(d.groups, d.groups + 2, split.groups);
+  split.groups[2] = clamp(groups * slices);
+  return {zero, split, finish};
 }
 
 std::vector<DispatchPlan> lowerPool(const Graph& g, const Node& n) {

@@ -19,6 +19,7 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     case Op::Erf: return unaryGrad(e, n, dy);
     case Op::Sin: return unaryGrad(e, n, dy);
     case Op::Cos: return unaryGrad(e, n, dy);
+    case Op::Atan: return unaryGrad(e, n, dy);
     case Op::Softplus: return unaryGrad(e, n, dy);
     case Op::HardSwish: return unaryGrad(e, n, dy);
     case Op::LeakyRelu: return unaryGrad(e, n, dy);
@@ -70,6 +71,7 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     case Op::GatherGrad:
       noGradient(n, "gradient ops have no gradient (no second-order differentiation)");
     case Op::GatherElements: noGradient(n, "GatherElements has no gradient rule");
+    case Op::ScatterElements: noGradient(n, "ScatterElements has no gradient rule");
     case Op::FusedEltwise: noGradient(n, "fused_eltwise has no gradient rule (autodiff runs before fusion)");
   }
   noGradient(n, "unknown op");

@@ -55,6 +55,7 @@ Grads unaryGrad(Emitter& e, const Node& n, ValueId dy) {
     case Op::Erf: return {e.mul(dy, e.mulScalar(e.op(Op::Exp, {e.neg(e.mul(x, x))}), kTwoOverSqrtPi))};
     case Op::Sin: return {e.mul(dy, e.op(Op::Cos, {x}))};
     case Op::Cos: return {e.neg(e.mul(dy, e.op(Op::Sin, {x})))};
+    case Op::Atan: return {e.div(dy, e.addScalar(e.mul(x, x), 1.0))};
     case Op::Softplus: return {e.mul(dy, e.op(Op::Sigmoid, {x}))};
     case Op::HardSwish: {  // x < -3: 0;  x <= 3: x/3 + 1/2;  else 1
       ValueId mid = e.mul(dy, e.addScalar(e.mulScalar(x, 1.0 / 3), 0.5));

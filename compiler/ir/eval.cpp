@@ -56,6 +56,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::Round: return unaryExact(x, T, [](double v) { return std::nearbyint(v); }, same);
     case Op::Sin: return unaryFloat(x, T, [](double v) { return std::sin(v); });
     case Op::Cos: return unaryFloat(x, T, [](double v) { return std::cos(v); });
+    case Op::Atan: return unaryFloat(x, T, [](double v) { return std::atan(v); });
     case Op::Sign:
       return unaryExact(x, T, sign, [](int64_t v) -> int64_t { return v > 0 ? 1 : (v < 0 ? -1 : 0); });
     case Op::Not:
@@ -136,6 +137,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::AvgPoolGrad: return evalAvgPoolGrad(n, x, T);
     case Op::GatherGrad: return evalGatherGrad(n, x, y(), T);
     case Op::GatherElements: return evalGatherElements(n, x, y(), T);
+    case Op::ScatterElements: return evalScatterElements(n, x, y(), *in[2], T);
     case Op::FusedEltwise: fail(n, "fused_eltwise needs its graph (evalNode runs it)");
   }
   fail(n, "unknown op");

@@ -1,4 +1,5 @@
-// Reference evaluation of GatherElements (byte copies: exact for every dtype).
+// Reference evaluation of GatherElements (byte copies: exact for every
+// dtype) and ScatterElements.
 #include <cstring>
 
 #include "compiler/ir/eval_internal.h"
@@ -23,6 +24,37 @@ HostTensor evalGatherElements(const Node& n, const HostTensor& data, const HostT
         if (i < -D || i >= D) fail(n, "index " + std::to_string(i) + " out of range for axis of size " + std::to_string(D));
         if (i < 0) i += D;
         std::memcpy(out.data.data() + size_t(at) * es, data.data.data() + size_t((o * D + i) * inner + r) * es, es);
+      }
+  return out;
+}
+
+// out = data; then for every index element in order: out[o, idx, r] =
+// update (reduction 0), += update (1) or *= update (2).
+HostTensor evalScatterElements(const Node& n, const HostTensor& data, const HostTensor& idx, const HostTensor& updates,
+                               const TensorType& outT) {
+  const Shape& s = data.type.shape;
+  int64_t axis = n.i("axis", 0), reduction = n.i("reduction", 0);
+  if (axis < 0) axis += data.type.rank();
+  int64_t outer = 1, D = s[size_t(axis)], inner = 1, J = idx.type.shape[size_t(axis)];
+  for (int64_t d = 0; d < axis; ++d) outer *= s[size_t(d)];
+  for (size_t d = size_t(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  HostTensor out = data;
+  out.type = outT;
+  bool fl = isFloat(outT.dtype);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < J; ++j)
+      for (int64_t r = 0; r < inner; ++r) {
+        int64_t at = (o * J + j) * inner + r, i = idx.getI(at);
+        if (i < -D || i >= D) fail(n, "index " + std::to_string(i) + " out of range for axis of size " + std::to_string(D));
+        if (i < 0) i += D;
+        int64_t dst = (o * D + i) * inner + r;
+        if (fl) {
+          double u = updates.getF(at), v = out.getF(dst);
+          out.setF(dst, reduction == 0 ? u : reduction == 1 ? v + u : v * u);
+        } else {
+          int64_t u = updates.getI(at), v = out.getI(dst);
+          out.setI(dst, reduction == 0 ? u : reduction == 1 ? wrapAdd(v, u) : wrapMul(v, u));
+        }
       }
   return out;
 }

@@ -193,5 +193,7 @@ HostTensor evalGatherGrad(const Node& n, const HostTensor& dy, const HostTensor&
 
 // eval_extra.cpp
 HostTensor evalGatherElements(const Node& n, const HostTensor& data, const HostTensor& idx, const TensorType& outT);
+HostTensor evalScatterElements(const Node& n, const HostTensor& data, const HostTensor& idx, const HostTensor& updates,
+                               const TensorType& outT);
 
 }  // namespace mgc::eval

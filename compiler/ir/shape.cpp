@@ -79,7 +79,7 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
   switch (n.op) {
     case Op::Identity: case Op::Neg: case Op::Abs: case Op::Exp: case Op::Log: case Op::Sqrt:
     case Op::Reciprocal: case Op::Relu: case Op::Sigmoid: case Op::Tanh: case Op::Erf: case Op::Floor:
-    case Op::Ceil: case Op::Round: case Op::Sin: case Op::Cos: case Op::Sign: case Op::Softplus:
+    case Op::Ceil: case Op::Round: case Op::Sin: case Op::Cos: case Op::Atan: case Op::Sign: case Op::Softplus:
     case Op::HardSwish: case Op::LeakyRelu: case Op::Elu: case Op::HardSigmoid: case Op::Clip: case Op::Gelu:
       return {x};
     case Op::Not:
@@ -325,6 +325,20 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       if (!same) fail(n, "indices " + idx.str() + " must match data " + x.str() + " except on axis " + std::to_string(axis));
       if (x.shape[size_t(axis)] == 0 && idx.numel() > 0) fail(n, "cannot index an empty axis");
       return {TensorType{x.dtype, idx.shape}};
+    }
+    case Op::ScatterElements: {
+      const TensorType &idx = in(1), &upd = in(2);
+      if (rank == 0) fail(n, "data must have rank >= 1");
+      int64_t axis = normAxis(n, n.i("axis", 0), rank);
+      if (idx.dtype != DType::I64 && idx.dtype != DType::I32) fail(n, "indices must be i32 or i64, got " + idx.str());
+      if (upd.dtype != x.dtype || upd.shape != idx.shape) fail(n, "updates " + upd.str() + " must be like indices " + idx.str() + " in data's dtype");
+      int64_t red = n.i("reduction", 0);
+      if (red < 0 || red > 2) fail(n, "reduction must be 0 (none), 1 (add) or 2 (mul)");
+      bool same = idx.rank() == rank;
+      for (int k = 0; same && k < rank; ++k) same = k == axis || idx.shape[size_t(k)] == x.shape[size_t(k)];
+      if (!same) fail(n, "indices " + idx.str() + " must match data " + x.str() + " except on axis " + std::to_string(axis));
+      if (x.shape[size_t(axis)] == 0 && idx.numel() > 0) fail(n, "cannot index an empty axis");
+      return {x};
     }
     case Op::FusedEltwise: {
       Graph sub = expandFusedEltwise(g, n);  // throws naming n

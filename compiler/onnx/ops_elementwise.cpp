@@ -122,6 +122,15 @@ void clip(NodeContext& c) {
     hi = c.attrFloat("max", hi);
   } else {
     c.onlyAttrs({});
+    // Bounds computed at run time: max(x, min) then min(·, max), as Clip-11 defines.
+    bool dynamic = false;
+    for (int k = 1; k < 3; ++k) dynamic = dynamic || (c.hasInput(k) && !c.im.g.value(c.input(k)).isConstant());
+    if (dynamic) {
+      ValueId y = c.input(0);
+      if (c.hasInput(1)) y = c.emit(Op::Max, {y, c.input(1)});
+      if (c.hasInput(2)) y = c.emit(Op::Min, {y, c.input(2)});
+      return c.setOutput(0, y);
+    }
     auto bound = [&](int k, const char* what, double def) {
       const HostTensor* t = c.constInput(k, what);
       if (!t) return def;
@@ -207,6 +216,7 @@ void addElementwiseConverters(ConverterTable& t) {
   t[{"", "Round"}] = unary<Op::Round>;
   t[{"", "Sin"}] = unary<Op::Sin>;
   t[{"", "Cos"}] = unary<Op::Cos>;
+  t[{"", "Atan"}] = unary<Op::Atan>;
   t[{"", "Sign"}] = unary<Op::Sign>;
   t[{"", "Not"}] = unary<Op::Not>;
   t[{"", "Softplus"}] = unary<Op::Softplus>;

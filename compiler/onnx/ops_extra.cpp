@@ -111,6 +111,24 @@ void atanh(NodeContext& c) {
   c.emitOutput(0, Op::Mul, {c.emit(Op::Log, {q}), sc(c, x, 0.5)});
 }
 
+// asin(x) = atan(x / sqrt(1 - x²)); at |x| = 1 the quotient is ±inf and
+// atan gives ±π/2. acos(x) = π/2 - asin(x).
+ValueId asinOf(NodeContext& c, ValueId x) {
+  ValueId root = c.emit(Op::Sqrt, {c.emit(Op::Sub, {sc(c, x, 1.0), c.emit(Op::Mul, {x, x})})});
+  return c.emit(Op::Atan, {c.emit(Op::Div, {x, root})});
+}
+
+void asin(NodeContext& c) {
+  c.onlyAttrs({});
+  c.setOutput(0, asinOf(c, c.input(0)));
+}
+
+void acos(NodeContext& c) {
+  c.onlyAttrs({});
+  ValueId x = c.input(0);
+  c.emitOutput(0, Op::Sub, {sc(c, x, 1.57079632679489661923), asinOf(c, x)});
+}
+
 void isInf(NodeContext& c) {
   c.onlyAttrs({"detect_negative", "detect_positive"});
   ValueId x = c.input(0);
@@ -485,6 +503,8 @@ void addExtraConverters(ConverterTable& t) {
   t[{"", "Asinh"}] = asinh;
   t[{"", "Acosh"}] = acosh;
   t[{"", "Atanh"}] = atanh;
+  t[{"", "Asin"}] = asin;
+  t[{"", "Acos"}] = acos;
   t[{"", "IsInf"}] = isInf;
   t[{"", "IsNaN"}] = isNaN;
   t[{"", "Mod"}] = mod;

@@ -9,6 +9,7 @@ namespace mgc::onnximport {
 void addExtraConverters(ConverterTable& t);
 void addLossConverters(ConverterTable& t);    // ops_loss.cpp
 void addEinsumConverters(ConverterTable& t);  // ops_einsum.cpp
+void addMoreConverters(ConverterTable& t);    // ops_more.cpp
 
 // Pad in mode "reflect" or "edge" as Slices and Concats per axis; `pads`
 // is [begin..., end...] with one entry per axis (negative entries crop).
@@ -21,6 +22,10 @@ ValueId argMaxLast(NodeContext& c, ValueId x, int64_t axis, int64_t keepdims);
 // BatchNormalization with training_mode=1 (opset >= 14): batch statistics
 // normalize; outputs 1 and 2 are the updated running mean / variance.
 void batchNormTraining(NodeContext& c);
+
+// 3-D windows (ops_3d.cpp): MaxPool / AvgPool (op) and Conv over [N, C, D, H, W].
+void pool3d(NodeContext& c, Op op);
+void conv3d(NodeContext& c);
 
 // x reversed along `axis` (a Slice with step -1).
 ValueId reverseAxis(NodeContext& c, ValueId x, int64_t axis);

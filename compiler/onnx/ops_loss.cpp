@@ -1,4 +1,4 @@
-// GatherElements and the losses built on it: NegativeLogLikelihoodLoss and
+// GatherElements, ScatterElements and the losses built on GatherElements: NegativeLogLikelihoodLoss and
 // SoftmaxCrossEntropyLoss (LogSoftmax over the class axis, then NLL).
 #include "compiler/onnx/ops_extra.h"
 
@@ -11,6 +11,17 @@ void gatherElements(NodeContext& c) {
   ValueId data = c.input(0);
   int64_t axis = c.normAxis(c.attrInt("axis", 0), c.type(data).rank());
   c.emitOutput(0, Op::GatherElements, {data, c.input(1)}, {{"axis", axis}});
+}
+
+// ScatterElements (opset >= 11) and its older name Scatter (opsets 9, 10).
+void scatterElements(NodeContext& c) {
+  c.onlyAttrs({"axis", "reduction"});
+  ValueId data = c.input(0);
+  int64_t axis = c.normAxis(c.attrInt("axis", 0), c.type(data).rank());
+  std::string reduction = c.attrString("reduction", "none");
+  int64_t code = reduction == "none" ? 0 : reduction == "add" ? 1 : reduction == "mul" ? 2 : -1;
+  if (code < 0) c.unsupported("reduction '" + reduction + "' is not supported");
+  c.emitOutput(0, Op::ScatterElements, {data, c.input(1), c.input(2)}, {{"axis", axis}, {"reduction", code}});
 }
 
 Attrs allAxes(NodeContext& c, ValueId v) {
@@ -76,6 +87,8 @@ void softmaxCrossEntropy(NodeContext& c) {
 
 void addLossConverters(ConverterTable& t) {
   t[{"", "GatherElements"}] = gatherElements;
+  t[{"", "ScatterElements"}] = scatterElements;
+  t[{"", "Scatter"}] = scatterElements;
   t[{"", "NegativeLogLikelihoodLoss"}] = nllLoss;
   t[{"", "SoftmaxCrossEntropyLoss"}] = softmaxCrossEntropy;
 }

@@ -120,6 +120,7 @@ void conv(NodeContext& c) {
   const TensorType xt = c.type(x), wtt = c.type(wt);
   if (xt.rank() < 3 || wtt.rank() != xt.rank())
     c.fail("input " + xt.str() + " and weight " + wtt.str() + " must have the same rank >= 3");
+  if (xt.rank() == 5) return conv3d(c);
   std::vector<int64_t> kernel(wtt.shape.begin() + 2, wtt.shape.end());
   if (c.hasAttr("kernel_shape") && c.attrInts("kernel_shape") != kernel)
     c.fail("kernel_shape does not match the weight " + wtt.str());
@@ -138,6 +139,7 @@ void maxPool(NodeContext& c) {
   c.onlyAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   c.requireUnused(1, "MaxPool indices are not supported");
   ValueId x = c.input(0);
+  if (c.type(x).rank() == 5 && isFloat(c.type(x).dtype)) return pool3d(c, Op::MaxPool);
   Window w = readWindow(c, spatialOf(c.type(x)), c.attrInts("kernel_shape"), true);
   if (w.oneD) x = to2d(c, x);
   Attrs attrs{{"kernel", w.kernel}, {"strides", w.strides}, {"pads", w.pads}, {"dilations", w.dilations},
@@ -158,6 +160,7 @@ void maxPool(NodeContext& c) {
 void averagePool(NodeContext& c) {
   c.onlyAttrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   ValueId x = c.input(0);
+  if (c.type(x).rank() == 5) return pool3d(c, Op::AvgPool);
   Window w = readWindow(c, spatialOf(c.type(x)), c.attrInts("kernel_shape"), false);
   if (w.oneD) x = to2d(c, x);
   emitWindowed(c, w, Op::AvgPool, {x},

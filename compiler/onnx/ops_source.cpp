@@ -138,6 +138,7 @@ const ConverterTable& converters() {
     addExtraConverters(t);
     addLossConverters(t);
     addEinsumConverters(t);
+    addMoreConverters(t);
     return t;
   }();
   return table;

@@ -86,6 +86,7 @@ uint execute(uint op, uint a, uint b, uint c, uint imm0, uint imm1) {
     case OP_ROUND: return U(roundEven(x));
     case OP_SIN: return U(sin(x));
     case OP_COS: return U(cos(x));
+    case OP_ATAN: return U(atan(x));
     case OP_SIGN_F: return U(sign(x));
     case OP_SIGN_I: return U(sign(I(a)));
     case OP_NOT: return B(a == 0);

@@ -43,7 +43,7 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
   switch (op) {
     case Op::Identity: case Op::Neg: case Op::Abs: case Op::Exp: case Op::Log: case Op::Sqrt:
     case Op::Reciprocal: case Op::Relu: case Op::Sigmoid: case Op::Tanh: case Op::Erf: case Op::Floor:
-    case Op::Ceil: case Op::Round: case Op::Sin: case Op::Cos: case Op::Sign: case Op::Softplus:
+    case Op::Ceil: case Op::Round: case Op::Sin: case Op::Cos: case Op::Atan: case Op::Sign: case Op::Softplus:
     case Op::HardSwish:
       b.out(op, {x});
       return;
@@ -133,6 +133,13 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
       HostTensor indices({DType::I64, {3, 2}});
       for (int64_t i = 0; i < 6; ++i) indices.setI(i, (i * 3) % 4 - 1);
       b.out(op, {b.constant(DType::F32, {3, 4}), b.g.addConstant("element_indices", indices)}, {{"axis", int64_t(1)}});
+      return;
+    }
+    case Op::ScatterElements: {
+      HostTensor indices({DType::I64, {2, 4}});
+      for (int64_t i = 0; i < 8; ++i) indices.setI(i, (i * 5) % 3 - 1);
+      b.out(op, {b.constant(DType::F32, {3, 4}), b.g.addConstant("scatter_indices", indices), b.constant(DType::F32, {2, 4})},
+            {{"axis", int64_t(0)}, {"reduction", int64_t(1)}});
       return;
     }
     case Op::FusedEltwise:  // (x * y) + 0.5, then leaky_relu

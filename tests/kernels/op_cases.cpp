@@ -37,7 +37,7 @@ std::pair<TensorType, Fill> Idx(TensorType t, int64_t range) { return {std::move
 void unaryCases(Builder& b) {
   const Shape s{5, 6, 7};
   for (Op op : {Op::Neg, Op::Abs, Op::Exp, Op::Relu, Op::Sigmoid, Op::Tanh, Op::Erf, Op::Floor, Op::Ceil, Op::Round,
-                Op::Sin, Op::Cos, Op::Sign, Op::Softplus, Op::HardSwish, Op::Identity})
+                Op::Sin, Op::Cos, Op::Atan, Op::Sign, Op::Softplus, Op::HardSwish, Op::Identity})
     b.add(opName(op), op, {N(F(s))});
   for (Op op : {Op::Log, Op::Sqrt, Op::Reciprocal}) b.add(opName(op), op, {P(F(s))});
   b.add("leaky_relu", Op::LeakyRelu, {N(F(s))}, {{"alpha", 0.1}});
@@ -138,6 +138,13 @@ void nnCases(Builder& b) {
         epi({7, 5, 8}, {0, 0, 0, 0, 0, 0}));
   b.add("matmul bias+residual", Op::MatMul, {N(F({67, 130})), N(F({130, 65})), N(F({1, 65})), N(F({67, 65}))},
         epi({7, 7, 6, 9}, {0, 0, 0, 0, 0, 0, 0, 0}));
+  // Few output tiles, long K: split-K (conv2d_splitk between two conv2d_finish passes, lower_conv.cpp),
+  // slices not a multiple of the k step, the last one shorter.
+  b.add("conv split-k 3x3 bias+residual+relu", Op::Conv,
+        {N(F({1, 130, 7, 7})), N(F({96, 130, 3, 3})), N(F({96})), N(F({1, 96, 7, 7}))},
+        [&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["pads"] = Ints{1, 1, 1, 1}; return a; }());
+  b.add("conv split-k 1x1 plain groups", Op::Conv, {N(F({2, 1200, 5, 5})), N(F({80, 600, 1, 1}))},
+        {{"group", int64_t(2)}});
   b.add("max_pool ceil pad", Op::MaxPool, {N(F({1, 3, 13, 11}))},
         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t(1)}});
   b.add("max_pool dilation", Op::MaxPool, {N(F({2, 3, 13, 11}))},
@@ -223,6 +230,13 @@ void shapeCases(Builder& b) {
         {{"axis", int64_t(1)}});
   b.add("gather_elements axis 0 i32 ints", Op::GatherElements, {N(T(DType::I32, {5, 7})), Idx(T(DType::I32, {8, 7}), 5)},
         {{"axis", int64_t(0)}});
+  b.add("scatter_elements axis 1 duplicates", Op::ScatterElements,
+        {N(F({4, 6, 5})), Idx(T(DType::I64, {4, 9, 5}), 6), N(F({4, 9, 5}))}, {{"axis", int64_t(1)}});
+  b.add("scatter_elements axis 0 add", Op::ScatterElements, {N(F({5, 7})), Idx(T(DType::I32, {8, 7}), 5), N(F({8, 7}))},
+        {{"axis", int64_t(0)}, {"reduction", int64_t(1)}});
+  b.add("scatter_elements axis 0 mul i32", Op::ScatterElements,
+        {N(T(DType::I32, {5, 7})), Idx(T(DType::I32, {3, 7}), 5), N(T(DType::I32, {3, 7}))},
+        {{"axis", int64_t(0)}, {"reduction", int64_t(2)}});
 }
 
 uint32_t mix(uint32_t x) {

@@ -42,8 +42,8 @@ bool contains(const std::vector<ValueId>& vs, ValueId v) { return std::find(vs.b
 }  // namespace
 
 TEST_CASE("every embedded kernel is valid SPIR-V with matching metadata and MSL") {
-  for (const char* name : {"batchnorm", "conv2d", "conv2d_direct", "copy", "eltwise", "gather", "layernorm", "matmul",
-                           "pool2d", "reduce", "softmax"})
+  for (const char* name : {"batchnorm", "conv2d", "conv2d_direct", "conv2d_finish", "conv2d_splitk", "copy", "eltwise",
+                           "gather", "layernorm", "matmul", "pool2d", "reduce", "softmax"})
     CHECK(findKernel(name) != nullptr);
   for (size_t i = 0; i < kernelCount(); ++i) {
     const KernelBinary& k = kernelAt(i);
@@ -170,6 +170,32 @@ TEST_CASE("matmul params: broadcast batch strides") {
   CHECK(std::vector<uint32_t>(p.begin() + 12, p.begin() + 16) == std::vector<uint32_t>{0, 0, 0, 42});
   CHECK(plans[0].groups[0] == 1);
   CHECK(plans[0].groups[2] == 6);
+}
+
+TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
+  auto conv = [](Shape x, Shape w) {
+    Graph g;
+    ValueId xv = g.addInput("x", {DType::F32, x}), wv = g.addInput("w", {DType::F32, w});
+    g.addNode(Op::Conv, "c", {xv, wv}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+    return lowerNode(g, g.nodes[0]);
+  };
+  // ResNet-18's 7x7 layer: 8 tiles of 64x64, K = 4608 → 16 slices of 288.
+  std::vector<DispatchPlan> late = conv({1, 512, 7, 7}, {512, 512, 3, 3});
+  REQUIRE(late.size() == 3);
+  CHECK(late[0].kernel == "conv2d_finish");
+  CHECK(late[0].params[4] == 0);
+  CHECK(late[1].kernel == "conv2d_splitk");
+  CHECK(late[1].params[17] == 16);
+  CHECK(late[1].params[18] == 288);
+  CHECK(late[1].groups[0] == 1);
+  CHECK(late[1].groups[1] == 8);
+  CHECK(late[1].groups[2] == 16);
+  CHECK(late[2].kernel == "conv2d_finish");
+  CHECK(late[2].params[4] == 1);
+  CHECK(late[0].params[0] == 512 * 49);
+  // Enough tiles already, or a short K: one conv2d dispatch.
+  CHECK(conv({4, 64, 56, 56}, {64, 64, 3, 3}).size() == 1);
+  CHECK(conv({1, 40, 7, 7}, {512, 40, 3, 3}).size() == 1);
 }
 
 TEST_CASE("big tensors get a 2-D grid within the workgroup count limit") {

@@ -163,7 +163,7 @@ def unsupported():
     nodes = [
         helper.make_node("NonZero", ["x"], ["nz"], name="nonzero"),
         helper.make_node("Frobnicate", ["x"], ["f"], name="frob", domain="com.example"),
-        helper.make_node("Pad", ["x", "pads"], ["p"], name="reflect_pad", mode="reflect"),
+        helper.make_node("Pad", ["x", "pads"], ["p"], name="wrap_pad", mode="wrap"),
         helper.make_node("Cast", ["nz"], ["nzf"], name="after_nonzero", to=TensorProto.FLOAT),
         helper.make_node("Relu", ["x"], ["y"], name="fine"),
     ]
@@ -177,9 +177,9 @@ def symbolic_batch():
     return save("symbolic_batch", nodes, [vi("x", ["N", 4])], [vi("y", ["N", 4])])
 
 
-def old_opset():
+def new_opset():
     nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu")]
-    return save("opset6", nodes, [vi("x", [1, 4])], [vi("y", [1, 4])], opset=6)
+    return save("opset18", nodes, [vi("x", [1, 4])], [vi("y", [1, 4])], opset=18)
 
 
 def broken_files(mlp_path):
@@ -202,7 +202,7 @@ def main():
     softmax_opset11()
     unsupported()
     symbolic_batch()
-    old_opset()
+    new_opset()
     broken_files(mlp)
 
 

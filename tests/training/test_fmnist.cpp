@@ -1,6 +1,6 @@
 // A short Fashion-MNIST run on the device (CI-sized): an MLP (784-128-10,
-// PyTorch's default init, seeded) trained 300 steps of batch 64 with Adam
-// (lr 2e-3) must reach > 80% test accuracy through the infer entry
+// PyTorch's default init, seeded) trained 500 steps of batch 64 with Adam
+// (lr 2e-3, cosine schedule) must reach > 80% test accuracy through the infer entry
 // point. The full-length figures are in docs/training.md.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -17,6 +17,7 @@ using namespace mgc::test;
 namespace {
 
 constexpr int64_t kBatch = 64;
+constexpr int kSteps = 500;  // 300 reach 80.6%: too close to the bar for other devices' rounding
 const char* kDir = "/usr/share/datasets/fashion-mnist";
 
 ValueId uniformParam(Graph& g, const std::string& name, Shape shape, int64_t fanIn, std::mt19937& rng) {
@@ -47,11 +48,13 @@ Graph mlp() {
 
 }  // namespace
 
-TEST_CASE("an MLP learns Fashion-MNIST on the device (300 steps)", "[training][fmnist]") {
+TEST_CASE("an MLP learns Fashion-MNIST on the device (500 steps)", "[training][fmnist]") {
   idx::Dataset train = idx::loadMnistDir(kDir, true), test = idx::loadMnistDir(kDir, false);
   TrainOptions to;
   to.optimizer.kind = OptimizerKind::Adam;
   to.optimizer.lr = 2e-3;
+  to.optimizer.schedule = LrSchedule::Cosine;  // to 0 at the last step: less noise at the end
+  to.optimizer.totalSteps = kSteps;
   TrainCompileResult r = compileTraining(mlp(), "mlp", to);
   TrainModel m(r.compile.bundle);
 
@@ -60,7 +63,7 @@ TEST_CASE("an MLP learns Fashion-MNIST on the device (300 steps)", "[training][f
   std::vector<float> xb(static_cast<size_t>(kBatch * 784), 0.0f);
   std::vector<int64_t> yb(static_cast<size_t>(kBatch), 0);
   float loss = 0;
-  for (int step = 0; step < 300; ++step) {
+  for (int step = 0; step < kSteps; ++step) {
     for (int64_t k = 0; k < kBatch; ++k) {
       int64_t row = order[size_t(step * kBatch + k)];
       std::memcpy(xb.data() + k * 784, train.images.values.data() + row * 784, imageBytes);
@@ -88,7 +91,7 @@ TEST_CASE("an MLP learns Fashion-MNIST on the device (300 steps)", "[training][f
   }
   mgrt_session_destroy(infer);
   const double acc = double(correct) / double(seen);
-  std::printf("fashion-mnist MLP, 300 steps: loss %.4f, test accuracy %.2f%%\n", double(loss), 100 * acc);
-  INFO("loss after 300 steps " << loss << ", test accuracy " << acc);
+  std::printf("fashion-mnist MLP, %d steps: loss %.4f, test accuracy %.2f%%\n", kSteps, double(loss), 100 * acc);
+  INFO("loss after " << kSteps << " steps " << loss << ", test accuracy " << acc);
   CHECK(acc > 0.80);
 }

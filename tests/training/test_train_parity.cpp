@@ -5,6 +5,7 @@
 // Fixtures: tools/gen_train_fixtures.py.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 
 #include "compiler/driver.h"
 #include "test_train_util.h"
@@ -50,15 +51,20 @@ void checkParity(const std::string& model, const std::string& opt) {
   const int steps = int(expected.data.size() / 4);
   std::vector<float> losses = m.steps(x, labels, 0, steps);
   const float* want = reinterpret_cast<const float*>(expected.data.data());
+  double worstLoss = 0, worstState = 0;
+  for (int s = 0; s < steps; ++s) worstLoss = std::max(worstLoss, double(std::fabs(losses[size_t(s)] - want[s]) / std::fabs(want[s])));
   for (int s = 0; s < steps; ++s) {
     INFO(model << " " << opt << " step " << s << ": mgc " << losses[size_t(s)] << " vs PyTorch " << want[s]);
     CHECK(std::fabs(losses[size_t(s)] - want[s]) <= 1e-4 * std::fabs(want[s]));
   }
   for (const auto& [name, values] : loadSafetensorsF32(fixture(model + "_" + opt + "_final.safetensors"))) {
     double e = relError(m.state(name), values);
+    worstState = std::max(worstState, e);
     INFO(model << " " << opt << " final '" << name << "': relative error " << e);
     CHECK(e <= 1e-4);
   }
+  std::printf("parity %s %s: %d steps, worst loss error %.2e, worst state error %.2e (relative)\n", model.c_str(),
+              opt.c_str(), steps, worstLoss, worstState);
 }
 
 }  // namespace

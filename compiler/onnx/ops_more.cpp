@@ -1,0 +1,176 @@
+// More compositions: (Dynamic)QuantizeLinear / DequantizeLinear, GatherND
+// (a Gather over flattened leading axes), ReverseSequence (GatherElements
+// with computed indices), BitShift on uint8 (multiply / divide by 2^y).
+#include <algorithm>
+
+#include "compiler/onnx/ops_extra.h"
+
+namespace mgc::onnximport {
+
+namespace {
+
+ValueId toF32(NodeContext& c, ValueId v) {
+  return c.type(v).dtype == DType::F32 ? v : c.emit(Op::Cast, {v}, {{"to", int64_t(DType::F32)}});
+}
+
+// A per-axis parameter ([C] for axis a of rank r) reshaped to broadcast; a
+// scalar stays as is.
+ValueId perAxis(NodeContext& c, ValueId p, int64_t axis, int64_t rank) {
+  const Shape s = c.type(p).shape;
+  if (s.empty() || (s.size() == 1 && s[0] == 1)) return p;
+  if (s.size() != 1) c.fail("scale / zero point must be a scalar or 1-D, got " + c.type(p).str());
+  if (axis < 0 || axis >= rank) c.fail("axis is out of range for a per-axis scale / zero point");
+  Shape b(size_t(rank - axis), 1);
+  b[0] = s[0];
+  return reshapeTo(c, p, b);
+}
+
+// The axis of per-axis parameters; -1 when out of range (then only scalar
+// parameters are valid: the attribute's default 1 does not fit a 1-D x).
+int64_t quantAxis(NodeContext& c, int64_t rank) {
+  int64_t a = c.attrInt("axis", 1);
+  if (a < -rank || a >= rank) return -1;
+  return a < 0 ? a + rank : a;
+}
+
+void dequantizeLinear(NodeContext& c) {
+  c.onlyAttrs({"axis"});
+  ValueId x = c.input(0);
+  int64_t rank = c.type(x).rank(), axis = quantAxis(c, rank);
+  ValueId v = toF32(c, x);
+  if (c.hasInput(2)) v = c.emit(Op::Sub, {v, perAxis(c, toF32(c, c.input(2)), axis, rank)});
+  c.emitOutput(0, Op::Mul, {v, perAxis(c, c.input(1), axis, rank)});
+}
+
+// saturate(round_half_even(v) + zp) into u8 / i8.
+ValueId quantize(NodeContext& c, ValueId scaled, ValueId zpF32, DType to) {
+  ValueId q = c.emit(Op::Round, {scaled});
+  if (zpF32 != kNoValue) q = c.emit(Op::Add, {q, zpF32});
+  double lo = to == DType::U8 ? 0 : -128, hi = to == DType::U8 ? 255 : 127;
+  q = c.emit(Op::Clip, {q}, {{"min", lo}, {"max", hi}});
+  return c.emit(Op::Cast, {q}, {{"to", int64_t(to)}});
+}
+
+void quantizeLinear(NodeContext& c) {
+  c.onlyAttrs({"axis"});
+  ValueId x = c.input(0);
+  int64_t rank = c.type(x).rank(), axis = quantAxis(c, rank);
+  DType to = c.hasInput(2) ? c.type(c.input(2)).dtype : DType::U8;
+  if (to != DType::U8 && to != DType::I8) c.unsupported("quantizing to " + std::string(dtypeName(to)) + " is not supported");
+  ValueId scaled = c.emit(Op::Div, {toF32(c, x), perAxis(c, c.input(1), axis, rank)});
+  ValueId zp = c.hasInput(2) ? perAxis(c, toF32(c, c.input(2)), axis, rank) : kNoValue;
+  c.setOutput(0, quantize(c, scaled, zp, to));
+}
+
+// scale = (max(0, max x) - min(0, min x)) / 255, zp = saturate(round(-min / scale)).
+void dynamicQuantizeLinear(NodeContext& c) {
+  c.onlyAttrs({});
+  ValueId x = toF32(c, c.input(0));
+  std::vector<int64_t> axes;
+  for (int64_t k = 0; k < c.type(x).rank(); ++k) axes.push_back(k);
+  Attrs all{{"axes", axes}, {"keepdims", int64_t(0)}};
+  ValueId zero = c.scalar(DType::F32, 0);
+  ValueId lo = c.emit(Op::Min, {c.emit(Op::ReduceMin, {x}, all), zero});
+  ValueId hi = c.emit(Op::Max, {c.emit(Op::ReduceMax, {x}, all), zero});
+  ValueId scale = c.emit(Op::Div, {c.emit(Op::Sub, {hi, lo}), c.scalar(DType::F32, 255)});
+  ValueId zp = quantize(c, c.emit(Op::Div, {c.emit(Op::Neg, {lo}), scale}), kNoValue, DType::U8);
+  c.setOutput(0, quantize(c, c.emit(Op::Div, {x, scale}), toF32(c, zp), DType::U8));
+  if (c.numOutputs() > 1) c.setOutput(1, scale);
+  if (c.numOutputs() > 2) c.setOutput(2, zp);
+}
+
+// data [b..., d_b .. d_{b+k-1}, rest...], indices [b..., m..., k]: flatten
+// the batch and indexed axes into one, compute the flat row per index
+// tuple, and Gather rows.
+void gatherND(NodeContext& c) {
+  c.onlyAttrs({"batch_dims"});
+  ValueId data = c.input(0), idx = c.input(1);
+  const Shape ds = c.type(data).shape, is = c.type(idx).shape;
+  int64_t b = c.attrInt("batch_dims", 0);
+  if (is.empty() || b < 0 || b >= int64_t(is.size()) || b > int64_t(ds.size())) c.fail("batch_dims / ranks are not valid");
+  int64_t k = is.back();
+  if (k < 1 || b + k > int64_t(ds.size())) c.fail("index tuples of " + std::to_string(k) + " do not fit data " + c.type(data).str());
+  for (int64_t a = 0; a < b; ++a)
+    if (ds[size_t(a)] != is[size_t(a)]) c.fail("batch dimensions of data and indices differ");
+  DType it = c.type(idx).dtype;
+  // Row of each index tuple: Σ idx_j · stride_j, negatives wrapped per axis.
+  HostTensor dims(TensorType{it, {k}}), strides(TensorType{it, {k}});
+  int64_t rows = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    dims.setI(j, ds[size_t(b + j)]);
+    strides.setI(j, rows);
+    rows *= ds[size_t(b + j)];
+  }
+  ValueId dimsV = c.constant(std::move(dims));
+  ValueId wrapped = c.emit(Op::Where, {c.emit(Op::Less, {idx, c.scalar(it, 0)}), c.emit(Op::Add, {idx, dimsV}), idx});
+  Attrs last{{"axes", std::vector<int64_t>{int64_t(is.size()) - 1}}, {"keepdims", int64_t(0)}};
+  ValueId row = c.emit(Op::ReduceSum, {c.emit(Op::Mul, {wrapped, c.constant(std::move(strides))})}, last);
+  Shape tupleShape(is.begin(), is.end() - 1);  // [b..., m...]
+  int64_t batch = 1;
+  for (int64_t a = 0; a < b; ++a) batch *= ds[size_t(a)];
+  if (b > 0) {  // + flat batch position · rows
+    int64_t per = 1;
+    for (size_t a = size_t(b); a < tupleShape.size(); ++a) per *= tupleShape[a];
+    HostTensor offs(TensorType{it, tupleShape});
+    for (int64_t i = 0; i < offs.numel(); ++i) offs.setI(i, (i / per) * rows);
+    row = c.emit(Op::Add, {row, c.constant(std::move(offs))});
+  }
+  Shape flat{batch * rows};
+  flat.insert(flat.end(), ds.begin() + b + k, ds.end());
+  ValueId g = c.emit(Op::Gather, {reshapeTo(c, data, flat), row}, {{"axis", int64_t(0)}});
+  Shape out = tupleShape;
+  out.insert(out.end(), ds.begin() + b + k, ds.end());
+  c.setOutput(0, reshapeTo(c, g, out));
+}
+
+// out[t, b] = x[len_b - 1 - t, b] for t < len_b, else x[t, b].
+void reverseSequence(NodeContext& c) {
+  c.onlyAttrs({"batch_axis", "time_axis"});
+  ValueId x = c.input(0), lens = c.input(1);
+  const Shape s = c.type(x).shape;
+  int64_t rank = int64_t(s.size());
+  if (rank < 2) c.fail("expects rank >= 2, got " + c.type(x).str());
+  int64_t ta = c.normAxis(c.attrInt("time_axis", 0), rank), ba = c.normAxis(c.attrInt("batch_axis", 1), rank);
+  if (ta == ba || (ta > 1 || ba > 1)) c.fail("time_axis and batch_axis must be 0 and 1 in some order");
+  DType lt = c.type(lens).dtype;
+  Shape ts(size_t(rank), 1), bs(size_t(rank), 1);
+  ts[size_t(ta)] = s[size_t(ta)];
+  bs[size_t(ba)] = s[size_t(ba)];
+  HostTensor iota(TensorType{lt, ts});
+  for (int64_t t = 0; t < s[size_t(ta)]; ++t) iota.setI(t, t);
+  ValueId t = c.constant(std::move(iota)), len = reshapeTo(c, lens, bs);
+  ValueId rev = c.emit(Op::Sub, {c.emit(Op::Sub, {len, c.scalar(lt, 1)}), t});
+  ValueId idx = c.emit(Op::Where, {c.emit(Op::Less, {t, len}), rev, t});
+  idx = c.emit(Op::Expand, {idx}, {{"shape", s}});
+  c.emitOutput(0, Op::GatherElements, {x, idx}, {{"axis", ta}});
+}
+
+// uint8 only (the types mgc has): x · 2^y or x / 2^y, wrapping like u8.
+void bitShift(NodeContext& c) {
+  c.onlyAttrs({"direction"});
+  ValueId x = c.input(0), y = c.input(1);
+  if (c.type(x).dtype != DType::U8) c.unsupported("BitShift of " + c.type(x).str() + " is not supported (uint8 only)");
+  std::string dir = c.attrString("direction");
+  // 2^y computed in i32 so a shift of 8 or more gives 256+ (not a wrapped 0).
+  ValueId y32 = c.emit(Op::Cast, {y}, {{"to", int64_t(DType::I32)}});
+  ValueId x32 = c.emit(Op::Cast, {x}, {{"to", int64_t(DType::I32)}});
+  ValueId p = c.emit(Op::Pow, {c.scalar(DType::I32, 2), c.emit(Op::Min, {y32, c.scalar(DType::I32, 16)})});
+  ValueId r;
+  if (dir == "LEFT") r = c.emit(Op::Mul, {x32, p});
+  else if (dir == "RIGHT") r = c.emit(Op::Div, {x32, p});
+  else c.fail("direction must be LEFT or RIGHT, got '" + dir + "'");
+  c.emitOutput(0, Op::Cast, {r}, {{"to", int64_t(DType::U8)}});
+}
+
+}  // namespace
+
+void addMoreConverters(ConverterTable& t) {
+  t[{"", "DequantizeLinear"}] = dequantizeLinear;
+  t[{"", "QuantizeLinear"}] = quantizeLinear;
+  t[{"", "DynamicQuantizeLinear"}] = dynamicQuantizeLinear;
+  t[{"", "GatherND"}] = gatherND;
+  t[{"", "ReverseSequence"}] = reverseSequence;
+  t[{"", "BitShift"}] = bitShift;
+}
+
+}  // namespace mgc::onnximport

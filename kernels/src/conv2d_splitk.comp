@@ -1,0 +1,99 @@
+// conv2d_splitk: conv2d.comp's implicit GEMM with K (= Cg*KH*KW) split into
+// slices that run as separate workgroups, for convs with too few output
+// tiles to fill a big GPU (late layers: 7x7 or 14x14 pixels, many input
+// channels). Each workgroup computes one 64x64 tile over one K slice and
+// adds it into `out` with a compare-and-swap float add (core GLSL 450, no
+// atomic-float extension). kernels/lower_conv.cpp brackets it with
+// conv2d_finish: mode 0 zeroes `out` before, mode 1 adds the bias and runs
+// the fused epilogue after. The sum order across slices is not fixed:
+// results may differ in the last bits from run to run.
+//
+// Grid: (pixel tiles, channel tiles, groups * slices), each clamped to
+// 65535; workgroups loop over the rest.
+// Bindings: 1 = x, 2 = w, 3 = out (f32 bits, read-modify-write).
+// Params: p[0..16] as conv_params.glsl (p[16] hasBias is conv2d_finish's
+// business), p[17] slices, p[18] K per slice (a multiple of 16).
+#version 450
+layout(local_size_x = 16, local_size_y = 16) in;
+#include "common.glsl"
+#include "gemm_tile.glsl"
+
+layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Wt { float w[]; };
+layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
+
+// conv_params.glsl's inputTap (that header also declares the epilogue
+// bindings this kernel has no use for).
+float inputTap(uint n, uint ch, uint oh, uint ow, uint kh, uint kw) {
+  int ih = int(oh * p[9] + kh * p[13]) - int(p[11]);
+  int iw = int(ow * p[10] + kw * p[14]) - int(p[12]);
+  if (ih < 0 || iw < 0 || ih >= int(p[2]) || iw >= int(p[3])) return 0.0;
+  return x[((n * p[1] + ch) * p[2] + uint(ih)) * p[3] + uint(iw)];
+}
+
+void atomicAddFloat(uint o, float v) {
+  uint seen = outBits[o];
+  for (;;) {
+    uint prev = atomicCompSwap(outBits[o], seen, floatBitsToUint(uintBitsToFloat(seen) + v));
+    if (prev == seen) break;
+    seen = prev;
+  }
+}
+
+void main() {
+  uint groups = p[15], Cg = p[1] / groups, Mg = p[4] / groups;
+  uint KH = p[7], KW = p[8], taps = KH * KW, Kg = Cg * taps;
+  uint OW = p[6], P = p[5] * OW, cols = p[0] * P, HW = p[2] * p[3];
+  uint slices = p[17], kLen = p[18];
+  bool plain = taps == 1 && p[9] == 1 && p[10] == 1 && p[11] == 0 && p[12] == 0 && HW == P;
+  uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
+  uint tilesP = (cols + 63) / 64, tilesM = (Mg + 63) / 64;
+  for (uint gz = gl_WorkGroupID.z; gz < groups * slices; gz += gl_NumWorkGroups.z) {
+    uint g = gz / slices, kBegin = (gz % slices) * kLen, kEnd = min(Kg, kBegin + kLen);
+    for (uint tm = gl_WorkGroupID.y; tm < tilesM; tm += gl_NumWorkGroups.y) {
+      for (uint tp = gl_WorkGroupID.x; tp < tilesP; tp += gl_NumWorkGroups.x) {
+        uint m0 = tm * 64, p0 = tp * 64;
+        uint pix = p0 + t % 64, kx0 = t / 64;
+        bool pixOk = pix < cols;
+        uint n = pixOk ? pix / P : 0, q = pix % P, oh = q / OW, ow = q % OW;
+        uint xImage = (n * p[1] + g * Cg) * HW;
+        float ra[4], rb[4];
+        vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+        for (uint k0 = kBegin; k0 < kEnd + 16; k0 += 16) {
+          if (k0 > kBegin) {
+            barrier();  // previous multiply done with the tiles
+            stageTiles(t, ra, rb);
+            barrier();
+          }
+          if (k0 < kEnd) {  // fetch step k0 into registers while step k0-16 multiplies
+            for (uint l = 0; l < 4; ++l) {
+              uint e = t + 256 * l, m = e / 16, k = k0 + e % 16, oc = m0 + m;
+              ra[l] = oc < Mg && k < kEnd ? w[(g * Mg + oc) * Kg + k] : 0.0;
+              k = k0 + kx0 + 4 * l;
+              float v = 0.0;
+              if (pixOk && k < kEnd) {
+                if (plain) {
+                  v = x[xImage + k * HW + q];
+                } else {
+                  uint c = k / taps, tap = k % taps;
+                  v = inputTap(n, g * Cg + c, oh, ow, tap / KW, tap % KW);
+                }
+              }
+              rb[l] = v;
+            }
+          }
+          if (k0 > kBegin) multiplyTiles(tx, ty, acc);
+        }
+        for (uint i = 0; i < 4; ++i) {
+          uint oc = m0 + 4 * ty + i;
+          if (oc >= Mg) continue;
+          uint ch = g * Mg + oc;
+          for (uint j = 0; j < 4; ++j) {
+            uint c = p0 + 4 * tx + j;
+            if (c < cols) atomicAddFloat(((c / P) * p[4] + ch) * P + c % P, acc[i][j]);
+          }
+        }
+      }
+    }
+  }
+}
