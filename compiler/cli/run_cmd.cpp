@@ -71,7 +71,7 @@ int runMain(int argc, char** argv) {
     std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
     mgb::npy::Array a;
     std::string err;
-    if (!mgb::npy::readFile(file, &a, &err)) return report({kExitBadInput, file + ": " + err});
+    if (!mgb::npy::readFile(file, &a, &err)) return report({kExitBadInput, err});  // err names the file
     if (RunnerError e = runner.setInput(name, a, file); e.exitCode) return report(e);
     given.push_back(name);
   }

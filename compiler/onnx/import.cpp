@@ -149,7 +149,7 @@ class GraphImport {
       for (const std::string& in : n.input())
         if (unknown_.count(in)) return markUnknown(n);
       for (const std::string& in : n.input())
-        if (!in.empty() && !im_.values.count(in))
+        if (!in.empty() && !im_.values.count(in) && !im_.sequences.count(in))
           c.fail("input '" + in + "' is not defined before this node (graph not topologically sorted?)");
       conv->second(c);
     } catch (const NodeProblem& p) {
@@ -171,7 +171,7 @@ class GraphImport {
   // unknown and nodes using them are skipped.
   void placeholderOutputs(const onnx::NodeProto& n) {
     for (const std::string& o : n.output()) {
-      if (o.empty() || im_.values.count(o)) continue;
+      if (o.empty() || im_.values.count(o) || im_.sequences.count(o)) continue;
       auto it = declared_.find(o);
       try {
         if (it == declared_.end()) throw Error("no declared type");
@@ -197,6 +197,8 @@ class GraphImport {
   void bindOutputs(const onnx::GraphProto& gp) {
     for (const onnx::ValueInfoProto& vi : gp.output()) {
       auto it = im_.values.find(vi.name());
+      if (it == im_.values.end() && im_.sequences.count(vi.name()))
+        throw Error(src() + ": graph output '" + vi.name() + "' is a sequence; sequence outputs are not supported");
       if (it == im_.values.end()) throw Error(src() + ": graph output '" + vi.name() + "' is never computed");
       checkDeclaredType(vi, im_.g.type(it->second));
       im_.g.outputs.push_back(it->second);

@@ -43,6 +43,9 @@ class Importer {
   std::map<std::string, int> uses;        // ONNX name → consumers (+1 if a graph output)
   bool keepParameters = false;            // ImportOptions::keepParameters
   std::set<ValueId> parameters;           // float initializers of rank >= 1
+  // ONNX name → elements of a sequence whose length is known while
+  // importing (ops_sequence.cpp); sequences exist only during import.
+  std::map<std::string, std::vector<ValueId>> sequences;
 
   // A value name no ONNX value uses and the graph does not hold yet.
   std::string freshName(const std::string& base);

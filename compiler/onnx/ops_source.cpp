@@ -139,6 +139,8 @@ const ConverterTable& converters() {
     addLossConverters(t);
     addEinsumConverters(t);
     addMoreConverters(t);
+    addRecurrentConverters(t);
+    addSequenceConverters(t);
     return t;
   }();
   return table;

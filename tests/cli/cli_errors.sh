@@ -24,7 +24,7 @@ cases=(
   "compile_missing_file|compile no/such/model.onnx -o $TMP/x.mgb"
   "compile_not_onnx|compile $D/not_onnx.onnx -o $TMP/x.mgb"
   "compile_unsupported_ops|compile $D/unsupported.onnx -o $TMP/x.mgb"
-  "compile_opset_out_of_range|compile $D/opset5.onnx -o $TMP/x.mgb"
+  "compile_opset_out_of_range|compile $D/opset30.onnx -o $TMP/x.mgb"
   "compile_output_not_writable|compile examples/cnn.onnx -o $TMP/not_a_dir/x.mgb -q"
   "run_missing_bundle|run no/such/model.mgb"
   "run_truncated_bundle|run $TMP/truncated.mgb --input x=examples/cnn_input.npy"
