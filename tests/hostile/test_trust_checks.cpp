@@ -3,6 +3,7 @@
 // the device-memory budget, and the GPU-free dry run the fuzzer drives.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
