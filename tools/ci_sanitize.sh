@@ -23,7 +23,13 @@ jobs=${JOBS:-$(nproc)}
 cmake -S . -B "$build" -G Ninja -DMGC_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C "$build" -j"$jobs"
 
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+# Keep the Vulkan driver and layer libraries mapped until exit so their
+# leak stacks stay symbolized (see tests/sanitizers/keep_libraries_loaded.c).
+keep="$build/keep_libraries_loaded.so"
+cc -shared -fPIC -O2 -o "$keep" tests/sanitizers/keep_libraries_loaded.c
+export LD_PRELOAD="$keep${LD_PRELOAD:+:$LD_PRELOAD}"
+# verify_asan_link_order=0: the preloaded shim comes before the ASan runtime.
+export ASAN_OPTIONS="detect_leaks=1:verify_asan_link_order=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 cd "$build"
