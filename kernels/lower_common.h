@@ -86,5 +86,6 @@ std::vector<DispatchPlan> lowerPoolGrad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerGatherGrad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerGatherElements(const Graph& g, const Node& n);   // lower_extra.cpp
 std::vector<DispatchPlan> lowerScatterElements(const Graph& g, const Node& n);  // lower_extra.cpp
+std::vector<DispatchPlan> lowerDropoutMask(const Graph& g, const Node& n);      // lower_dropout.cpp
 
 }  // namespace mgc::kern

@@ -72,6 +72,9 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
       noGradient(n, "gradient ops have no gradient (no second-order differentiation)");
     case Op::GatherElements: noGradient(n, "GatherElements has no gradient rule");
     case Op::ScatterElements: noGradient(n, "ScatterElements has no gradient rule");
+    // The input is a step counter, never a function of the parameters: no
+    // gradient flows through the mask (x * mask differentiates via Mul).
+    case Op::DropoutMask: return {kNoValue};
     case Op::FusedEltwise: noGradient(n, "fused_eltwise has no gradient rule (autodiff runs before fusion)");
   }
   noGradient(n, "unknown op");

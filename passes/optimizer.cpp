@@ -119,7 +119,11 @@ void appendOptimizerStep(Graph& g, const std::vector<std::pair<ValueId, ValueId>
                          const OptimizerOptions& o) {
   checkOptimizerOptions(o);
   Builder b(g);
-  ValueId step = b.state("opt.step", TensorType{DType::F32, {}}, 0.0);
+  // The counter may exist already: dropout masks read it (training.cpp).
+  ValueId step = g.find("opt.step");
+  if (step == kNoValue) step = b.state("opt.step", TensorType{DType::F32, {}}, 0.0);
+  else if (!g.value(step).isState || g.type(step) != TensorType{DType::F32, {}})
+    throw Error("optimizer: state name 'opt.step' is already taken");
   ValueId t = b.add(step, b.scalar(1.0), "opt.t");
   g.stateUpdates.push_back({step, t});
   ValueId lr = learningRate(b, t, o);

@@ -58,7 +58,8 @@ LrSchedule parseLrSchedule(const std::string& s);
 void checkOptimizerOptions(const OptimizerOptions& o);
 
 // Appends the optimizer step for every (parameter state value, gradient)
-// pair: creates the step counter ("opt.step") and moment states
+// pair: creates the step counter ("opt.step"; reused when the graph already
+// has it as an f32 scalar state: dropout masks read it) and moment states
 // ("opt.<param>.momentum", ".exp_avg", ".exp_avg_sq"), the update nodes, and
 // a state update for each parameter, moment and the counter.
 void appendOptimizerStep(Graph& g, const std::vector<std::pair<ValueId, ValueId>>& paramGrads,

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <set>
 
 #include "passes/autodiff.h"
@@ -96,6 +97,43 @@ void rewriteBatchNormForTraining(Graph& g, double momentum) {
   g.rebuildProducers();
 }
 
+// The importer's Dropout markers (Identity{dropout_ratio}); see ops.def.
+bool isDropoutMarker(const Node& n) { return n.op == Op::Identity && n.attrs.count("dropout_ratio") != 0; }
+
+// A node's mask seed: FNV-1a of its name (stable across compiles of the same
+// model), moved by the --seed flag.
+int64_t dropoutSeed(const std::string& node, uint64_t flag) {
+  uint32_t h = 2166136261u;
+  for (unsigned char ch : node) h = (h ^ ch) * 16777619u;
+  return int64_t(uint32_t(h + uint32_t(flag) * 0x9E3779B9u));
+}
+
+// train_step: every marker becomes x * dropout_mask(opt.step). The step
+// counter is the optimizer's (created here, reused by appendOptimizerStep),
+// read before its increment: step k's mask depends on k only, so a resumed
+// run draws the same masks as an uninterrupted one.
+void rewriteDropoutForTraining(Graph& g, uint64_t seedFlag) {
+  if (std::none_of(g.nodes.begin(), g.nodes.end(), isDropoutMarker)) return;
+  if (g.find("opt.step") != kNoValue) throw Error("training: the name 'opt.step' is already used by the model");
+  HostTensor zero(TensorType{DType::F32, {}});
+  zero.setF(0, 0.0);
+  const ValueId step = g.addState("opt.step", std::move(zero));
+  std::vector<Node> old = std::move(g.nodes);
+  g.nodes.clear();
+  for (Node& n : old) {
+    if (!isDropoutMarker(n)) {
+      g.nodes.push_back(std::move(n));
+      continue;
+    }
+    const TensorType xt = g.type(n.inputs[0]);
+    if (xt.dtype != DType::F32) throw Error("training: dropout '" + n.name + "': input must be f32, got " + xt.str());
+    const Attrs maskAttrs{{"ratio", n.f("dropout_ratio")}, {"seed", dropoutSeed(n.name, seedFlag)}, {"shape", xt.shape}};
+    ValueId mask = emit(g, Op::DropoutMask, {step}, n.name + ".mask", maskAttrs);
+    g.addNodeWithOutputs(Op::Mul, n.name, {n.inputs[0], mask}, n.outputs, {});
+  }
+  g.rebuildProducers();
+}
+
 TensorType labelType(const TensorType& pred, LossKind kind) {
   if (kind != LossKind::CrossEntropy) return pred;
   Shape s;
@@ -165,6 +203,8 @@ TrainingProgram buildTrainingProgram(const Graph& forward, const TrainOptions& o
   // infer: the forward graph over the state.
   prog.infer = fwd;
   makeState(prog.infer, stateNames);
+  for (Node& n : prog.infer.nodes)
+    if (isDropoutMarker(n)) n.attrs.erase("dropout_ratio"), ++prog.dropouts;
 
   // train_step.
   Graph& g = prog.trainStep;
@@ -172,6 +212,7 @@ TrainingProgram buildTrainingProgram(const Graph& forward, const TrainOptions& o
   g.name = forward.name + "_train_step";
   makeState(g, stateNames);
   rewriteBatchNormForTraining(g, o.batchNormMomentum);
+  rewriteDropoutForTraining(g, o.seed);
 
   ValueId pred = g.outputs[0];
   if (!o.prediction.empty()) {

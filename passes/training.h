@@ -14,8 +14,11 @@
 //      output unless the graph already ends in a scalar loss; the gradient
 //      of the loss w.r.t. every parameter (autodiff.h) feeds the optimizer
 //      step (optimizer.h). Outputs: the loss, then the prediction.
+//      Dropout (the importer's Identity{dropout_ratio} markers) becomes
+//      x * dropout_mask{ratio, seed}(opt.step): a counter-based mask, one
+//      seed per node (hash of its name, moved by TrainOptions::seed).
 //   3. infer: the forward graph with the same state (BatchNorm in inference
-//      form, reading the running statistics).
+//      form, reading the running statistics; Dropout is the identity).
 #pragma once
 
 #include <string>
@@ -34,6 +37,7 @@ struct TrainOptions {
   OptimizerOptions optimizer;
   std::vector<std::string> freeze;  // glob patterns (fnmatch) over parameter names
   double batchNormMomentum = 0.1;
+  uint64_t seed = 0;  // --seed: moves every dropout node's mask seed
 };
 
 struct TrainingProgram {
@@ -45,6 +49,7 @@ struct TrainingProgram {
   std::string loss;                     // train_step output names
   std::string prediction;
   bool addedLoss = false;               // false: the model's own scalar output
+  int dropouts = 0;                     // Dropout nodes trained with a random mask
 };
 
 // Throws mgc::Error naming the problem (no parameters, unknown prediction,

@@ -71,6 +71,7 @@ int compileMain(int argc, char** argv) {
   needsTrain(app.add_option("--warmup", oo.warmup, "cosine schedule: linear warmup steps"));
   needsTrain(app.add_option("--total-steps", oo.totalSteps, "cosine schedule: steps until the rate reaches 0"));
   needsTrain(app.add_option("--freeze", to.freeze, "keep parameters whose name matches this glob fixed (repeatable)"));
+  needsTrain(app.add_option("--seed", to.seed, "dropout masks: moves every Dropout node's seed (default 0)"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

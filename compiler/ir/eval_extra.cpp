@@ -1,7 +1,8 @@
 // Reference evaluation of GatherElements (byte copies: exact for every
-// dtype) and ScatterElements.
+// dtype), ScatterElements and DropoutMask.
 #include <cstring>
 
+#include "compiler/ir/dropout.h"
 #include "compiler/ir/eval_internal.h"
 
 namespace mgc::eval {
@@ -56,6 +57,17 @@ HostTensor evalScatterElements(const Node& n, const HostTensor& data, const Host
           out.setI(dst, reduction == 0 ? u : reduction == 1 ? wrapAdd(v, u) : wrapMul(v, u));
         }
       }
+  return out;
+}
+
+// The counter-based mask of compiler/ir/dropout.h, element by element.
+HostTensor evalDropoutMask(const Node& n, const HostTensor& step, const TensorType& outT) {
+  const double ratio = n.f("ratio", 0.5);
+  const uint32_t key = dropout::stepKey(uint32_t(n.i("seed", 0)), float(step.getF(0)));
+  const uint32_t thresh = dropout::threshold(ratio);
+  const float keep = dropout::scale(ratio);
+  HostTensor out(outT);
+  for (int64_t i = 0; i < out.numel(); ++i) out.setF(i, dropout::dropped(key, uint32_t(i), thresh) ? 0.0f : keep);
   return out;
 }
 

@@ -195,5 +195,6 @@ HostTensor evalGatherGrad(const Node& n, const HostTensor& dy, const HostTensor&
 HostTensor evalGatherElements(const Node& n, const HostTensor& data, const HostTensor& idx, const TensorType& outT);
 HostTensor evalScatterElements(const Node& n, const HostTensor& data, const HostTensor& idx, const HostTensor& updates,
                                const TensorType& outT);
+HostTensor evalDropoutMask(const Node& n, const HostTensor& step, const TensorType& outT);
 
 }  // namespace mgc::eval

@@ -1,5 +1,6 @@
 // Shape rules: one case per op; a missing case is a build error (-Wswitch).
 #include <algorithm>
+#include <cstdint>
 
 #include "compiler/ir/epilogue.h"
 #include "compiler/ir/fused_eltwise.h"
@@ -339,6 +340,19 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       if (!same) fail(n, "indices " + idx.str() + " must match data " + x.str() + " except on axis " + std::to_string(axis));
       if (x.shape[size_t(axis)] == 0 && idx.numel() > 0) fail(n, "cannot index an empty axis");
       return {x};
+    }
+    case Op::DropoutMask: {
+      if (x != TensorType{DType::F32, {}}) fail(n, "step must be an f32 scalar, got " + x.str());
+      double ratio = n.f("ratio", 0.5);
+      if (!(ratio >= 0 && ratio < 1)) fail(n, "ratio must be in [0, 1), got " + std::to_string(ratio));
+      int64_t seed = n.i("seed", 0);
+      if (seed < 0 || seed > int64_t(UINT32_MAX)) fail(n, "seed must be in [0, 2^32), got " + std::to_string(seed));
+      Shape s = n.ints("shape");
+      for (int64_t d : s)
+        if (d < 0) fail(n, "shape " + shapeStr(s) + " has a negative dimension");
+      TensorType out{DType::F32, s};
+      if (out.numel() > int64_t(UINT32_MAX)) fail(n, "more than 2^32 elements");
+      return {out};
     }
     case Op::FusedEltwise: {
       Graph sub = expandFusedEltwise(g, n);  // throws naming n

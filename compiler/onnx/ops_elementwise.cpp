@@ -184,8 +184,30 @@ void identity(NodeContext& c) {
 }
 
 // Inference: Dropout is the identity; the mask output has no meaning here.
+// Training imports (ImportOptions::keepParameters) keep a Dropout whose ratio
+// is > 0 as a marker, Identity{dropout_ratio}, whatever its training_mode:
+// passes/training.cpp makes it x * dropout_mask in train_step and a plain
+// identity in infer.
 void dropout(NodeContext& c) {
   c.onlyAttrs({"ratio", "seed", "is_test"});
+  double ratio = 0;
+  if (c.im.keepParameters) {
+    if (c.opset < 12) {
+      ratio = c.attrFloat("ratio", 0.5);
+    } else if (c.hasInput(1)) {
+      const HostTensor* r = c.constInput(1, "ratio");
+      if (r->numel() != 1) c.fail("ratio must be a scalar");
+      ratio = r->getF(0);
+    } else {
+      ratio = 0.5;
+    }
+  }
+  if (ratio > 0) {
+    if (!(ratio < 1)) c.unsupported("training dropout needs a ratio in [0, 1)");
+    c.requireUnused(1, "the mask of a training-mode Dropout is random and not exposed");
+    c.emitOutput(0, Op::Identity, {c.input(0)}, {{"dropout_ratio", ratio}});
+    return;
+  }
   if (c.opset >= 12 && c.hasInput(2)) {
     const HostTensor* training = c.constInput(2, "training_mode");
     if (training->numel() != 1 || training->getI(0) != 0) c.unsupported("training_mode is not supported");

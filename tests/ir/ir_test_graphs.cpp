@@ -142,6 +142,9 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
             {{"axis", int64_t(0)}, {"reduction", int64_t(1)}});
       return;
     }
+    case Op::DropoutMask:
+      b.out(op, {b.constant(DType::F32, {})}, {{"ratio", 0.25}, {"seed", int64_t(3)}, {"shape", std::vector<int64_t>{2, 3}}});
+      return;
     case Op::FusedEltwise:  // (x * y) + 0.5, then leaky_relu
       b.out(op, {x, y},
             {{"ops", std::string("mul,add,leaky_relu")}, {"args", std::vector<int64_t>{0, 1, 0, 2, -1, 0, 3, 0, 0}},

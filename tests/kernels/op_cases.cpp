@@ -237,6 +237,11 @@ void shapeCases(Builder& b) {
   b.add("scatter_elements axis 0 mul i32", Op::ScatterElements,
         {N(T(DType::I32, {5, 7})), Idx(T(DType::I32, {3, 7}), 5), N(T(DType::I32, {3, 7}))},
         {{"axis", int64_t(0)}, {"reduction", int64_t(2)}});
+  // The step input is any f32 (its bits are hashed); the mask must match bit for bit.
+  b.add("dropout_mask ratio 0.5", Op::DropoutMask, {N(F({}))},
+        {{"ratio", 0.5}, {"seed", int64_t(7)}, {"shape", Ints{100, 37}}});
+  b.add("dropout_mask ratio 0.1 large seed", Op::DropoutMask, {P(F({}))},
+        {{"ratio", 0.1}, {"seed", int64_t(4000000000)}, {"shape", Ints{3, 5, 7}}});
 }
 
 uint32_t mix(uint32_t x) {
