@@ -16,20 +16,6 @@ namespace {
 
 uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-const char* stDType(mgb::DType t) {
-  switch (t) {
-    case mgb::DType::F32: return "F32";
-    case mgb::DType::F16: return "F16";
-    case mgb::DType::F64: return "F64";
-    case mgb::DType::I64: return "I64";
-    case mgb::DType::I32: return "I32";
-    case mgb::DType::I8: return "I8";
-    case mgb::DType::U8: return "U8";
-    case mgb::DType::Bool: return "BOOL";
-  }
-  return "?";
-}
-
 // Byte ranges of one arena, merged and packed into a new arena.
 struct Packer {
   std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [begin, end)
@@ -108,9 +94,9 @@ std::vector<uint8_t> exportInferenceBundle(const std::vector<uint8_t>& file, con
       const safetensors::TensorInfo* ct = st.find(name);
       if (!ct) throw Error(ckptName + ": checkpoint lacks state tensor '" + name + "'");
       std::vector<int64_t> shape = t.shape() ? std::vector<int64_t>(t.shape()->begin(), t.shape()->end()) : std::vector<int64_t>{};
-      if (ct->dtype != stDType(t.dtype()) || ct->shape != shape)
+      if (ct->dtype != safetensors::dtypeName(unsigned(t.dtype())) || ct->shape != shape)
         throw Error(ckptName + ": tensor '" + name + "' is " + ct->dtype + " " + shapeStr(ct->shape) +
-                    " in the checkpoint but " + stDType(t.dtype()) + " " + shapeStr(shape) + " in the bundle");
+                    " in the checkpoint but " + safetensors::dtypeName(unsigned(t.dtype())) + " " + shapeStr(shape) + " in the bundle");
       if (t.dtype() != mgb::DType::F32 && t.dtype() != mgb::DType::I32)
         throw Error(ckptName + ": tensor '" + name + "': only f32 and i32 state can be exported");
       if (t.arena() >= numArenas || stateBytes[t.arena()].size() < t.offset() ||

@@ -240,6 +240,11 @@ const TensorInfo* Header::find(const std::string& name) const {
   return nullptr;
 }
 
+const char* dtypeName(unsigned mgbDType) {
+  static const char* const kNames[] = {"F32", "F16", "F64", "I64", "I32", "I8", "U8", "BOOL"};
+  return mgbDType < sizeof kNames / sizeof kNames[0] ? kNames[mgbDType] : "?";
+}
+
 size_t dtypeSize(const std::string& d) {
   if (d == "F64" || d == "I64" || d == "U64") return 8;
   if (d == "F32" || d == "I32" || d == "U32") return 4;

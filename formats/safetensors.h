@@ -39,6 +39,10 @@ struct Header {
 // Bytes per element of a dtype name, 0 if unknown.
 size_t dtypeSize(const std::string& dtype);
 
+// The safetensors name ("F32", ..., "BOOL") of an mgb::DType / mgrt_dtype
+// value (same numbering: F32 = 0 ... Bool = 7); "?" if out of range.
+const char* dtypeName(unsigned mgbDType);
+
 // Parses and checks the header of a whole file image. On failure returns
 // false and sets *error (e.g. "tensor 'fc1.weight': data [0, 4096) outside
 // the 1000-byte data area (truncated file?)").

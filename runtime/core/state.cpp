@@ -98,20 +98,6 @@ mgrt_status readAll(mgrt_model* m, std::vector<std::vector<uint32_t>>* words, co
   return vk::downloadBuffers(&m->ctx->device, downloads, what);
 }
 
-const char* safetensorsDType(mgb::DType t) {
-  switch (t) {
-    case mgb::DType::F32: return "F32";
-    case mgb::DType::F16: return "F16";
-    case mgb::DType::F64: return "F64";
-    case mgb::DType::I64: return "I64";
-    case mgb::DType::I32: return "I32";
-    case mgb::DType::I8: return "I8";
-    case mgb::DType::U8: return "U8";
-    case mgb::DType::Bool: return "BOOL";
-  }
-  return "?";
-}
-
 mgrt_status deviceLost(const mgrt_model* m, const char* fn) {
   if (m->ctx->device.lost) return fail(MGRT_DEVICE_ERROR, "%s: the GPU device was lost earlier", fn);
   return MGRT_OK;
@@ -180,7 +166,7 @@ mgrt_status mgrt_model_save_state(mgrt_model* m, const char* path) {
       const StateTensor& s = m->state.tensors[i];
       host[i].resize(s.externalBytes);
       fromDevice(s.dtype, words[i].data(), s.numel, host[i].data());
-      tensors.push_back({s.name, safetensorsDType(s.dtype), s.shape, host[i].data(), s.externalBytes});
+      tensors.push_back({s.name, safetensors::dtypeName(unsigned(s.dtype)), s.shape, host[i].data(), s.externalBytes});
     }
     std::vector<uint8_t> file = safetensors::serialize(tensors, {{"format", "mgrt-state"}});
     std::string err;
@@ -207,7 +193,7 @@ mgrt_status mgrt_model_load_state(mgrt_model* m, const char* path) {
       const StateTensor& s = m->state.tensors[i];
       const safetensors::TensorInfo* t = h.find(s.name);
       if (!t) return fail(MGRT_INVALID_ARGUMENT, "%s: checkpoint lacks state tensor '%s'", path, s.name.c_str());
-      if (t->dtype != safetensorsDType(s.dtype) || t->shape != s.shape) {
+      if (t->dtype != safetensors::dtypeName(unsigned(s.dtype)) || t->shape != s.shape) {
         std::string got = t->dtype + "[";
         for (size_t k = 0; k < t->shape.size(); ++k) got += (k ? "," : "") + std::to_string(t->shape[k]);
         return fail(MGRT_INVALID_ARGUMENT, "%s: tensor '%s' is %s in the checkpoint but %s in the bundle", path,
