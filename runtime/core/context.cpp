@@ -1,4 +1,4 @@
-// mgrt_context_*: owns the Vulkan instance and device.
+// mgrt_context_*: owns the backend (the GPU API's instance and device).
 #include <new>
 
 #include "runtime/core/objects.h"
@@ -12,26 +12,18 @@ mgrt_status mgrt_context_create(const mgrt_context_options* opts, mgrt_context**
     *out = nullptr;
     mgrt_context_options defaults{-1, 0};
     std::unique_ptr<mgrt_context> ctx(new mgrt_context());
-    const mgrt_status s = vk::createDevice(opts ? *opts : defaults, &ctx->device);
-    if (s != MGRT_OK) {
-      vk::destroyDevice(&ctx->device);
-      return s;
-    }
+    MGRT_TRY(createVulkanBackend(opts ? *opts : defaults, &ctx->backend));
     *out = ctx.release();
     return MGRT_OK;
   })
 }
 
-void mgrt_context_destroy(mgrt_context* ctx) {
-  if (!ctx) return;
-  vk::destroyDevice(&ctx->device);
-  delete ctx;
-}
+void mgrt_context_destroy(mgrt_context* ctx) { delete ctx; }
 
 const char* mgrt_context_device_name(const mgrt_context* ctx) {
-  return ctx ? ctx->device.name.c_str() : "";
+  return ctx ? ctx->backend->caps().name.c_str() : "";
 }
 
 int mgrt_context_validation_messages(const mgrt_context* ctx) {
-  return ctx ? ctx->device.validationMessages.load() : 0;
+  return ctx ? ctx->backend->validationMessages() : 0;
 }

@@ -1,5 +1,5 @@
-// mgrt_model_*: verify the bundle, then upload weights + params and build
-// one pipeline per kernel.
+// mgrt_model_*: verify the bundle, plan it, then upload weights + params and
+// build one pipeline per kernel.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,74 +13,64 @@ using namespace mgrt;
 namespace {
 
 void releaseModel(mgrt_model* m) {
-  vk::Device* d = &m->ctx->device;
-  if (!d->lost) {  // after a hang, in-flight work may still use these
-    for (vk::KernelPipeline& k : m->pipelines) vk::destroyKernelPipeline(d, &k);
-    vk::destroyBuffer(d, &m->weights);
-    vk::destroyBuffer(d, &m->params);
-  }
+  Backend* be = m->backend;
+  for (Pipeline* p : m->pipelines) be->destroyPipeline(p);
+  be->destroyBuffer(m->weights);
+  be->destroyBuffer(m->params);
   destroyModelState(m);
   delete m;
 }
 
 mgrt_status createPipelines(mgrt_model* m) {
   const mgb::Bundle& b = *m->bundle.manifest;
-  m->pipelines.resize(b.kernels()->size());
+  m->pipelines.assign(b.kernels()->size(), nullptr);
   for (uint32_t i = 0; i < b.kernels()->size(); ++i) {
     const mgb::Kernel& k = *b.kernels()->Get(i);
+    KernelCode code;
+    code.spirv = k.spirv()->data();
+    code.spirvWords = k.spirv()->size();
+    if (k.msl()) {
+      code.msl = k.msl()->c_str();
+      code.mslBytes = k.msl()->size();
+    }
+    for (uint32_t a = 0; a < 3; ++a) code.localSize[a] = k.local_size()->Get(a);  // verified: 3 values
+    code.numBindings = k.num_bindings();
     const std::string what = label("kernel", i, k.name());
-    MGRT_TRY(vk::createKernelPipeline(&m->ctx->device, k.spirv()->data(), k.spirv()->size(),
-                                      k.num_bindings(), what.c_str(), &m->pipelines[i]));
+    MGRT_TRY(m->backend->createPipeline(code, what.c_str(), &m->pipelines[i]));
   }
   return MGRT_OK;
 }
 
-// Packs every dispatch's params at aligned offsets and uploads them together
-// with the weights arena in one submission.
+// Packs every dispatch's params at their planned offsets and uploads them
+// together with the weights arena in one submission.
 mgrt_status uploadWeightsAndParams(mgrt_model* m) {
-  vk::Device* d = &m->ctx->device;
+  Backend* be = m->backend;
   const mgb::Bundle& b = *m->bundle.manifest;
-  m->paramsAlign = std::max<uint64_t>(d->limits.minStorageBufferOffsetAlignment, 16);
-  std::vector<uint8_t> params(size_t(paramsBufferSize(b, m->paramsAlign)), 0);
-  uint64_t at = 0;
-  for (const mgb::EntryPoint* e : *b.entry_points()) {
-    m->paramsOffset.emplace_back();
-    if (!e->dispatches()) continue;
-    for (const mgb::Dispatch* disp : *e->dispatches()) {
-      m->paramsOffset.back().push_back(at);
-      if (disp->params() && disp->params()->size())
-        std::memcpy(params.data() + at, disp->params()->data(), disp->params()->size() * 4);
-      at += paramsSlotSize(*disp, m->paramsAlign);
-    }
-  }
-  const VkBufferUsageFlags arenaUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
-  MGRT_TRY(vk::createBuffer(d, m->bundle.weightsSize, arenaUsage, vk::MemoryUse::DeviceLocal,
-                            "weights arena", &m->weights));
-  MGRT_TRY(vk::createBuffer(d, params.size(),
-                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                            vk::MemoryUse::DeviceLocal, "params buffer", &m->params));
-  std::vector<vk::Upload> uploads;
-  if (m->bundle.weightsSize)
-    uploads.push_back({&m->weights, 0, m->bundle.weights, m->bundle.weightsSize});
-  if (!params.empty()) uploads.push_back({&m->params, 0, params.data(), params.size()});
-  return vk::uploadBuffers(d, uploads, "uploading weights");
+  m->paramsPlan = planParams(b, be->caps().limits);
+  std::vector<uint8_t> params(size_t(m->paramsPlan.size), 0);
+  packParams(b, m->paramsPlan, params.data());
+  MGRT_TRY(be->createBuffer(m->bundle.weightsSize, MemoryUse::DeviceLocal, "weights arena", &m->weights));
+  MGRT_TRY(be->createBuffer(params.size(), MemoryUse::DeviceLocal, "params buffer", &m->params));
+  std::vector<Upload> uploads;
+  if (m->bundle.weightsSize) uploads.push_back({m->weights, 0, m->bundle.weights, m->bundle.weightsSize});
+  if (!params.empty()) uploads.push_back({m->params, 0, params.data(), params.size()});
+  return be->upload(uploads, "uploading weights");
 }
 
 mgrt_status loadOwned(mgrt_context* ctx, std::vector<uint8_t>&& bytes, mgrt_model** out) {
-  vk::Device* d = &ctx->device;
-  if (d->lost) return fail(MGRT_DEVICE_ERROR, "mgrt_model_load: the GPU device was lost earlier");
+  Backend* be = ctx->backend.get();
+  if (be->lost()) return fail(MGRT_DEVICE_ERROR, "mgrt_model_load: the GPU device was lost earlier");
   std::unique_ptr<mgrt_model> m(new mgrt_model());
   m->ctx = ctx;
+  m->backend = be;
   m->bytes = std::move(bytes);
-  MGRT_TRY(verifyBundle(m->bytes.data(), m->bytes.size(), d->limits, &m->bundle));
+  MGRT_TRY(verifyBundle(m->bytes.data(), m->bytes.size(), be->caps().limits, &m->bundle));
 
-  const int before = vk::validationCount(d);
+  const int before = be->validationMessages();
   mgrt_status s = uploadWeightsAndParams(m.get());
   if (s == MGRT_OK) s = createModelState(m.get());
   if (s == MGRT_OK) s = createPipelines(m.get());
-  if (s == MGRT_OK) s = vk::checkValidation(d, before, "mgrt_model_load");
+  if (s == MGRT_OK) s = be->checkValidation(before, "mgrt_model_load");
   if (s != MGRT_OK) {
     releaseModel(m.release());
     return s;

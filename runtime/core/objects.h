@@ -1,61 +1,48 @@
-// The opaque handles of the C API.
+// The opaque handles of the C API. Device objects are the backend's
+// (backend.h); sizes and offsets come from the host-side plans (plan.h).
 #pragma once
 
 #include <memory>
-#include <string>
 #include <vector>
 
+#include "runtime/core/backend.h"
+#include "runtime/core/plan.h"
 #include "runtime/core/state.h"
 #include "runtime/core/verify.h"
-#include "runtime/vulkan/memory.h"
-#include "runtime/vulkan/pipeline.h"
-#include "runtime/vulkan/recorder.h"
 
 struct mgrt_context {
-  mgrt::vk::Device device;
+  std::unique_ptr<mgrt::Backend> backend;
 };
 
 struct mgrt_model {
   mgrt_context* ctx = nullptr;
+  mgrt::Backend* backend = nullptr;  // ctx->backend
   std::vector<uint8_t> bytes;  // the verified file; the manifest points into it
   mgrt::VerifiedBundle bundle;
-  mgrt::vk::Buffer weights;    // arena 0, uploaded once
-  mgrt::vk::Buffer params;     // every dispatch's params, packed
-  uint64_t paramsAlign = 16;
-  // paramsOffset[entry point][dispatch] = byte offset in `params`.
-  std::vector<std::vector<uint64_t>> paramsOffset;
-  std::vector<mgrt::vk::KernelPipeline> pipelines;  // one per kernel
+  mgrt::ParamsPlan paramsPlan;
+  mgrt::Buffer* weights = nullptr;  // arena 0, uploaded once
+  mgrt::Buffer* params = nullptr;   // every dispatch's params, packed
+  std::vector<mgrt::Pipeline*> pipelines;  // one per kernel
   mgrt::ModelState state;  // State arenas (shared by every session) + named state tensors
-};
-
-// One input or output of a session: where it lives on the device and in
-// the staging buffer, and how big it is outside.
-struct mgrt_session_io {
-  const mgb::Tensor* tensor = nullptr;
-  std::string name;
-  mgb::DType dtype = mgb::DType::F32;
-  std::vector<int64_t> shape;
-  uint64_t numel = 0;
-  size_t externalBytes = 0;
-  uint64_t stagingOffset = 0;  // device words (numel * 4 bytes) live here
 };
 
 struct mgrt_session {
   mgrt_model* model = nullptr;
-  const mgb::EntryPoint* entry = nullptr;
-  std::vector<mgrt::vk::Buffer> arenas;  // [0] unused: the model's weights; State arenas: the model's
-  mgrt::vk::Buffer staging;              // inputs, then outputs; host-visible
-  std::vector<mgrt_session_io> inputs, outputs;
-  mgrt::vk::Recording recording;
+  mgrt::SessionPlan plan;                // inputs, outputs, staging layout, dispatches
+  std::vector<mgrt::Buffer*> arenas;     // by arena index; only the session's own are set
+  mgrt::Buffer* staging = nullptr;       // inputs, then outputs; host-visible
+  uint8_t* stagingBytes = nullptr;       // its mapping
+  mgrt::Recording* recording = nullptr;
   double lastGpuMs = -1.0;
   bool hasRun = false;
 };
 
 namespace mgrt {
-// The VkBuffer holding arena `i` for this session.
-inline VkBuffer arenaBuffer(const mgrt_session* s, uint32_t i) {
-  if (i == 0) return s->model->weights.buffer;
-  if (i < s->model->state.arenas.size() && s->model->state.arenas[i].buffer) return s->model->state.arenas[i].buffer;
-  return s->arenas[i].buffer;
+// The buffer holding arena `i` for this session: the model's weights, the
+// model's State arenas, or the session's own.
+inline Buffer* arenaBuffer(const mgrt_session* s, uint32_t i) {
+  if (i == 0) return s->model->weights;
+  if (i < s->model->state.arenas.size() && s->model->state.arenas[i]) return s->model->state.arenas[i];
+  return s->arenas[i];
 }
 }  // namespace mgrt

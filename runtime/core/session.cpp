@@ -1,5 +1,6 @@
-// mgrt_session_create/destroy and the input/output descriptions: allocate
-// the session's arenas and staging buffer, then record the command buffer.
+// mgrt_session_create/destroy and the input/output descriptions: plan the
+// entry point, allocate the session's arenas and staging buffer, then record
+// the run once.
 #include <new>
 
 #include "runtime/core/dtype.h"
@@ -10,101 +11,56 @@ using namespace mgrt;
 
 namespace {
 
-constexpr VkBufferUsageFlags kArenaUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                           VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                           VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
-
 void releaseSession(mgrt_session* s) {
-  vk::Device* d = &s->model->ctx->device;
-  if (!d->lost) {  // after a hang, in-flight work may still use these
-    vk::destroyRecording(d, &s->recording);
-    for (size_t i = 1; i < s->arenas.size(); ++i) vk::destroyBuffer(d, &s->arenas[i]);
-    vk::destroyBuffer(d, &s->staging);
-  }
+  Backend* be = s->model->backend;
+  be->destroyRecording(s->recording);
+  for (Buffer* b : s->arenas) be->destroyBuffer(b);
+  be->destroyBuffer(s->staging);
   delete s;
 }
 
-// Lays out inputs then outputs in the staging buffer; returns its size.
-uint64_t describeIo(const mgb::Bundle& b, const mgb::EntryPoint& e, mgrt_session* s) {
-  uint64_t at = 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    const auto* list = pass == 0 ? e.inputs() : e.outputs();
-    std::vector<mgrt_session_io>& ios = pass == 0 ? s->inputs : s->outputs;
-    if (!list) continue;
-    for (uint32_t ti : *list) {
-      const mgb::Tensor* t = b.tensors()->Get(ti);
-      mgrt_session_io io;
-      io.tensor = t;
-      io.name = t->name()->str();
-      io.dtype = t->dtype();
-      if (t->shape()) io.shape.assign(t->shape()->begin(), t->shape()->end());
-      shapeNumel(t->shape(), &io.numel);  // verified: cannot fail
-      io.externalBytes = size_t(io.numel * externalElementSize(io.dtype));
-      io.stagingOffset = at;
-      at += (t->size() + 15) / 16 * 16;
-      ios.push_back(std::move(io));
-    }
-  }
-  return at;
-}
-
-vk::SessionPlan makePlan(const mgrt_session* s, uint32_t entryIndex) {
+// The plan with arena indices and staging offsets resolved to buffers.
+WorkList makeWork(const mgrt_session* s) {
   const mgrt_model* m = s->model;
-  vk::SessionPlan plan;
-  for (const mgrt_session_io& io : s->inputs) {
-    if (io.tensor->size() == 0) continue;  // Vulkan forbids empty copies
-    plan.inputCopies.push_back({{s->staging.buffer, io.stagingOffset, io.tensor->size()},
-                                arenaBuffer(s, io.tensor->arena()), io.tensor->offset()});
+  WorkList w;
+  for (const TensorPlan& io : s->plan.inputs)
+    w.inputCopies.push_back({{s->staging, io.stagingOffset, io.size}, arenaBuffer(s, io.arena), io.offset});
+  for (const TensorPlan& io : s->plan.outputs)
+    w.outputCopies.push_back({{arenaBuffer(s, io.arena), io.offset, io.size}, s->staging, io.stagingOffset});
+  for (const DispatchPlan& d : s->plan.dispatches) {
+    RecordedDispatch r;
+    r.pipeline = m->pipelines[d.kernel];
+    r.params = {m->params, d.params.offset, d.params.size};
+    for (const ArenaRange& b : d.bindings) r.bindings.push_back({arenaBuffer(s, b.arena), b.offset, b.size});
+    for (int a = 0; a < 3; ++a) r.groups[a] = d.groups[a];
+    r.barrier = d.barrier;
+    w.dispatches.push_back(std::move(r));
   }
-  for (const mgrt_session_io& io : s->outputs) {
-    if (io.tensor->size() == 0) continue;
-    plan.outputCopies.push_back(
-        {{arenaBuffer(s, io.tensor->arena()), io.tensor->offset(), io.tensor->size()},
-         s->staging.buffer, io.stagingOffset});
-  }
-  if (!s->entry->dispatches()) return plan;
-  for (uint32_t j = 0; j < s->entry->dispatches()->size(); ++j) {
-    const mgb::Dispatch& d = *s->entry->dispatches()->Get(j);
-    vk::DispatchPlan p;
-    p.kernel = &m->pipelines[d.kernel()];
-    const uint64_t words = d.params() ? d.params()->size() : 0;
-    p.params = {m->params.buffer, m->paramsOffset[entryIndex][j], words ? words * 4 : 16};
-    if (d.bindings())  // absent when the kernel has no tensor bindings
-      for (const mgb::BufferRange* r : *d.bindings())
-        p.bindings.push_back({arenaBuffer(s, r->arena()), r->offset(), r->size()});
-    for (int a = 0; a < 3; ++a) p.groups[a] = d.groups()->Get(a);
-    p.barrier = d.barrier();
-    plan.dispatches.push_back(std::move(p));
-  }
-  return plan;
+  return w;
 }
 
 mgrt_status buildSession(mgrt_session* s, uint32_t entryIndex) {
-  vk::Device* d = &s->model->ctx->device;
+  Backend* be = s->model->backend;
   const mgb::Bundle& b = *s->model->bundle.manifest;
-  s->arenas.resize(b.arenas()->size());
-  std::vector<const vk::Buffer*> clear;
-  for (uint32_t i = 1; i < b.arenas()->size(); ++i) {
-    if (b.arenas()->Get(i)->kind() == mgb::ArenaKind::State) continue;  // the model's, shared
+  s->plan = planSession(b, entryIndex, s->model->paramsPlan);
+  s->arenas.assign(b.arenas()->size(), nullptr);
+  std::vector<Buffer*> clear;
+  for (uint32_t i : s->plan.arenas) {
     const std::string what = format("arena %u", i);
-    MGRT_TRY(vk::createBuffer(d, b.arenas()->Get(i)->size(), kArenaUsage,
-                              vk::MemoryUse::DeviceLocal, what.c_str(), &s->arenas[i]));
-    clear.push_back(&s->arenas[i]);
+    MGRT_TRY(be->createBuffer(b.arenas()->Get(i)->size(), MemoryUse::DeviceLocal, what.c_str(), &s->arenas[i]));
+    clear.push_back(s->arenas[i]);
   }
-  MGRT_TRY(vk::zeroBuffers(d, clear, "clearing session arenas"));
-  const uint64_t stagingSize = describeIo(b, *s->entry, s);
-  MGRT_TRY(vk::createBuffer(d, stagingSize,
-                            VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                            vk::MemoryUse::HostStaging, "staging buffer", &s->staging));
-  return vk::recordSession(d, makePlan(s, entryIndex), &s->recording);
+  MGRT_TRY(be->zero(clear, "clearing session arenas"));
+  MGRT_TRY(be->createBuffer(s->plan.stagingSize, MemoryUse::HostStaging, "staging buffer", &s->staging));
+  s->stagingBytes = static_cast<uint8_t*>(be->mapped(s->staging));
+  return be->record(makeWork(s), &s->recording);
 }
 
-mgrt_status describe(const std::vector<mgrt_session_io>& ios, int i, mgrt_tensor_info* out,
-                     const char* fn) {
+mgrt_status describe(const std::vector<TensorPlan>& ios, int i, mgrt_tensor_info* out, const char* fn) {
   if (!out) return fail(MGRT_INVALID_ARGUMENT, "%s: out is null", fn);
   if (i < 0 || size_t(i) >= ios.size())
     return fail(MGRT_INVALID_ARGUMENT, "%s: index %d out of range (%zu)", fn, i, ios.size());
-  const mgrt_session_io& io = ios[size_t(i)];
+  const TensorPlan& io = ios[size_t(i)];
   out->name = io.name.c_str();
   out->dtype = mgrt_dtype(io.dtype);
   out->rank = int(io.shape.size());
@@ -120,8 +76,8 @@ mgrt_status mgrt_session_create(mgrt_model* m, const char* entryPoint, mgrt_sess
     if (!out) return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_create: out is null");
     *out = nullptr;
     if (!m || !entryPoint) return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_create: null argument");
-    vk::Device* d = &m->ctx->device;
-    if (d->lost) return fail(MGRT_DEVICE_ERROR, "mgrt_session_create: the GPU device was lost earlier");
+    Backend* be = m->backend;
+    if (be->lost()) return fail(MGRT_DEVICE_ERROR, "mgrt_session_create: the GPU device was lost earlier");
     const auto* eps = m->bundle.manifest->entry_points();
     uint32_t index = eps->size();
     std::string known;
@@ -135,10 +91,9 @@ mgrt_status mgrt_session_create(mgrt_model* m, const char* entryPoint, mgrt_sess
 
     std::unique_ptr<mgrt_session> s(new mgrt_session());
     s->model = m;
-    s->entry = eps->Get(index);
-    const int before = vk::validationCount(d);
+    const int before = be->validationMessages();
     mgrt_status st = buildSession(s.get(), index);
-    if (st == MGRT_OK) st = vk::checkValidation(d, before, "mgrt_session_create");
+    if (st == MGRT_OK) st = be->checkValidation(before, "mgrt_session_create");
     if (st != MGRT_OK) {
       releaseSession(s.release());
       return st;
@@ -152,15 +107,15 @@ void mgrt_session_destroy(mgrt_session* s) {
   if (s) releaseSession(s);
 }
 
-int mgrt_session_input_count(const mgrt_session* s) { return s ? int(s->inputs.size()) : 0; }
-int mgrt_session_output_count(const mgrt_session* s) { return s ? int(s->outputs.size()) : 0; }
+int mgrt_session_input_count(const mgrt_session* s) { return s ? int(s->plan.inputs.size()) : 0; }
+int mgrt_session_output_count(const mgrt_session* s) { return s ? int(s->plan.outputs.size()) : 0; }
 
 mgrt_status mgrt_session_input_info(const mgrt_session* s, int i, mgrt_tensor_info* out) {
   if (!s) return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_input_info: session is null");
-  return describe(s->inputs, i, out, "mgrt_session_input_info");
+  return describe(s->plan.inputs, i, out, "mgrt_session_input_info");
 }
 
 mgrt_status mgrt_session_output_info(const mgrt_session* s, int i, mgrt_tensor_info* out) {
   if (!s) return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_output_info: session is null");
-  return describe(s->outputs, i, out, "mgrt_session_output_info");
+  return describe(s->plan.outputs, i, out, "mgrt_session_output_info");
 }

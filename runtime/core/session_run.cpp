@@ -1,5 +1,5 @@
 // mgrt_session_set_input / run / get_output: convert at the boundary,
-// replay the recorded command buffer.
+// replay the recorded work.
 #include <cstring>
 #include <new>
 
@@ -11,16 +11,16 @@ using namespace mgrt;
 
 namespace {
 
-std::string shapeText(const mgrt_session_io& io) {
+std::string shapeText(const TensorPlan& io) {
   std::string s = std::string(dtypeName(io.dtype)) + "[";
   for (size_t i = 0; i < io.shape.size(); ++i) s += (i ? "," : "") + std::to_string(io.shape[i]);
   return s + "]";
 }
 
-const mgrt_session_io* find(const std::vector<mgrt_session_io>& ios, const char* name,
+const TensorPlan* find(const std::vector<TensorPlan>& ios, const char* name,
                             const char* kind) {
   std::string known;
-  for (const mgrt_session_io& io : ios) {
+  for (const TensorPlan& io : ios) {
     if (io.name == name) return &io;
     known += (known.empty() ? "" : ", ") + io.name;
   }
@@ -29,14 +29,14 @@ const mgrt_session_io* find(const std::vector<mgrt_session_io>& ios, const char*
   return nullptr;
 }
 
-mgrt_status checkSize(const mgrt_session_io& io, size_t bytes, const char* kind) {
+mgrt_status checkSize(const TensorPlan& io, size_t bytes, const char* kind) {
   if (bytes == io.externalBytes) return MGRT_OK;
   return fail(MGRT_INVALID_ARGUMENT, "%s '%s' is %s = %zu bytes, got %zu", kind, io.name.c_str(),
               shapeText(io).c_str(), io.externalBytes, bytes);
 }
 
-uint32_t* stagingWords(mgrt_session* s, const mgrt_session_io& io) {
-  return reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(s->staging.mapped) + io.stagingOffset);
+uint32_t* stagingWords(mgrt_session* s, const TensorPlan& io) {
+  return reinterpret_cast<uint32_t*>(s->stagingBytes + io.stagingOffset);
 }
 
 }  // namespace
@@ -46,7 +46,7 @@ mgrt_status mgrt_session_set_input(mgrt_session* s, const char* name, const void
   MGRT_API_GUARD({
     if (!s || !name || (!data && bytes))
       return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_set_input: null argument");
-    const mgrt_session_io* io = find(s->inputs, name, "input");
+    const TensorPlan* io = find(s->plan.inputs, name, "input");
     if (!io) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*io, bytes, "input"));
     return toDevice(io->dtype, data, io->numel, stagingWords(s, *io), io->name.c_str());
@@ -56,11 +56,14 @@ mgrt_status mgrt_session_set_input(mgrt_session* s, const char* name, const void
 mgrt_status mgrt_session_run(mgrt_session* s) {
   MGRT_API_GUARD({
     if (!s) return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_run: session is null");
-    vk::Device* d = &s->model->ctx->device;
-    const int before = vk::validationCount(d);
-    MGRT_TRY(vk::replay(d, &s->recording, &s->lastGpuMs));
+    Backend* be = s->model->backend;
+    const int before = be->validationMessages();
+    s->lastGpuMs = -1.0;
+    MGRT_TRY(be->submit(s->recording, "mgrt_session_run"));
+    MGRT_TRY(be->wait(s->recording, "mgrt_session_run"));
+    s->lastGpuMs = be->gpuMilliseconds(s->recording);
     s->hasRun = true;
-    return vk::checkValidation(d, before, "mgrt_session_run");
+    return be->checkValidation(before, "mgrt_session_run");
   })
 }
 
@@ -68,7 +71,7 @@ mgrt_status mgrt_session_get_output(mgrt_session* s, const char* name, void* dat
   MGRT_API_GUARD({
     if (!s || !name || (!data && bytes))
       return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_get_output: null argument");
-    const mgrt_session_io* io = find(s->outputs, name, "output");
+    const TensorPlan* io = find(s->plan.outputs, name, "output");
     if (!io) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*io, bytes, "output"));
     if (!s->hasRun)

@@ -1,7 +1,7 @@
 // The resource interface of a kernel's SPIR-V against the pipeline layout
 // the runtime builds for it (set 0, storage buffers at bindings 0..n, no
 // push constants, no images or samplers). A module that reaches outside
-// that layout makes vkCreateComputePipeline's behaviour undefined, so it is
+// that layout makes pipeline creation's behaviour undefined, so it is
 // refused here, before any driver sees it.
 #include "runtime/core/status.h"
 #include "runtime/core/verify.h"

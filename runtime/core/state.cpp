@@ -10,62 +10,44 @@
 #include "runtime/core/objects.h"
 #include "runtime/core/status.h"
 #include "runtime/core/verify.h"
-#include "runtime/vulkan/download.h"
 
 using namespace mgrt;
 
 namespace mgrt {
 
 mgrt_status createModelState(mgrt_model* m) {
-  vk::Device* d = &m->ctx->device;
+  Backend* be = m->backend;
   const mgb::Bundle& b = *m->bundle.manifest;
-  m->state.arenas.resize(b.arenas()->size());
-  std::vector<const vk::Buffer*> clear;
-  std::vector<vk::Upload> init;
-  for (uint32_t i = 0; i < b.arenas()->size(); ++i) {
+  StatePlan plan = planState(b);
+  m->state.arenas.assign(b.arenas()->size(), nullptr);
+  std::vector<Buffer*> clear;
+  std::vector<Upload> init;
+  for (uint32_t i : plan.arenas) {
     const mgb::Arena& a = *b.arenas()->Get(i);
-    if (a.kind() != mgb::ArenaKind::State) continue;
-    const VkBufferUsageFlags usage =
-        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     const std::string what = format("state arena %u", i);
-    MGRT_TRY(vk::createBuffer(d, a.size(), usage, vk::MemoryUse::DeviceLocal, what.c_str(), &m->state.arenas[i]));
-    clear.push_back(&m->state.arenas[i]);
+    MGRT_TRY(be->createBuffer(a.size(), MemoryUse::DeviceLocal, what.c_str(), &m->state.arenas[i]));
+    clear.push_back(m->state.arenas[i]);
     // verified: [init_offset, +init_size) inside the data section, init_size <= size
-    if (a.init_size()) init.push_back({&m->state.arenas[i], 0, m->bundle.data + a.init_offset(), a.init_size()});
+    if (a.init_size()) init.push_back({m->state.arenas[i], 0, m->bundle.data + a.init_offset(), a.init_size()});
   }
-  MGRT_TRY(vk::zeroBuffers(d, clear, "clearing state arenas"));
-  MGRT_TRY(vk::uploadBuffers(d, init, "initializing state arenas"));
-  if (b.state()) {
-    for (uint32_t ti : *b.state()) {
-      const mgb::Tensor* t = b.tensors()->Get(ti);  // verified: a State-arena tensor
-      StateTensor s;
-      s.name = t->name()->str();
-      s.dtype = t->dtype();
-      if (t->shape()) s.shape.assign(t->shape()->begin(), t->shape()->end());
-      shapeNumel(t->shape(), &s.numel);
-      s.externalBytes = size_t(s.numel * externalElementSize(s.dtype));
-      s.arena = t->arena();
-      s.offset = t->offset();
-      s.size = t->size();
-      m->state.tensors.push_back(std::move(s));
-    }
-  }
+  MGRT_TRY(be->zero(clear, "clearing state arenas"));
+  MGRT_TRY(be->upload(init, "initializing state arenas"));
+  m->state.tensors = std::move(plan.tensors);
   return MGRT_OK;
 }
 
 void destroyModelState(mgrt_model* m) {
-  vk::Device* d = &m->ctx->device;
-  if (d->lost) return;
-  for (vk::Buffer& b : m->state.arenas) vk::destroyBuffer(d, &b);
+  for (Buffer* b : m->state.arenas) m->backend->destroyBuffer(b);
+  m->state.arenas.clear();
 }
 
 }  // namespace mgrt
 
 namespace {
 
-const StateTensor* findState(const mgrt_model* m, const char* name) {
+const TensorPlan* findState(const mgrt_model* m, const char* name) {
   std::string known;
-  for (const StateTensor& s : m->state.tensors) {
+  for (const TensorPlan& s : m->state.tensors) {
     if (s.name == name) return &s;
     if (known.size() < 200) known += (known.empty() ? "" : ", ") + s.name;
   }
@@ -74,13 +56,13 @@ const StateTensor* findState(const mgrt_model* m, const char* name) {
   return nullptr;
 }
 
-std::string shapeText(const StateTensor& s) {
+std::string shapeText(const TensorPlan& s) {
   std::string out = std::string(dtypeName(s.dtype)) + "[";
   for (size_t i = 0; i < s.shape.size(); ++i) out += (i ? "," : "") + std::to_string(s.shape[i]);
   return out + "]";
 }
 
-mgrt_status checkSize(const StateTensor& s, size_t bytes) {
+mgrt_status checkSize(const TensorPlan& s, size_t bytes) {
   if (bytes == s.externalBytes) return MGRT_OK;
   return fail(MGRT_INVALID_ARGUMENT, "state '%s' is %s = %zu bytes, got %zu", s.name.c_str(), shapeText(s).c_str(),
               s.externalBytes, bytes);
@@ -88,18 +70,18 @@ mgrt_status checkSize(const StateTensor& s, size_t bytes) {
 
 // All state tensors' device words, in directory order.
 mgrt_status readAll(mgrt_model* m, std::vector<std::vector<uint32_t>>* words, const char* what) {
-  std::vector<vk::Download> downloads;
+  std::vector<Download> downloads;
   words->resize(m->state.tensors.size());
   for (size_t i = 0; i < m->state.tensors.size(); ++i) {
-    const StateTensor& s = m->state.tensors[i];
+    const TensorPlan& s = m->state.tensors[i];
     (*words)[i].resize(size_t(s.numel));
-    downloads.push_back({&m->state.arenas[s.arena], s.offset, (*words)[i].data(), s.numel * 4});
+    downloads.push_back({m->state.arenas[s.arena], s.offset, (*words)[i].data(), s.numel * 4});
   }
-  return vk::downloadBuffers(&m->ctx->device, downloads, what);
+  return m->backend->download(downloads, what);
 }
 
 mgrt_status deviceLost(const mgrt_model* m, const char* fn) {
-  if (m->ctx->device.lost) return fail(MGRT_DEVICE_ERROR, "%s: the GPU device was lost earlier", fn);
+  if (m->backend->lost()) return fail(MGRT_DEVICE_ERROR, "%s: the GPU device was lost earlier", fn);
   return MGRT_OK;
 }
 
@@ -113,7 +95,7 @@ mgrt_status mgrt_model_state_info(const mgrt_model* m, int i, mgrt_tensor_info* 
     if (i < 0 || size_t(i) >= m->state.tensors.size())
       return fail(MGRT_INVALID_ARGUMENT, "mgrt_model_state_info: index %d out of range (%zu)", i,
                   m->state.tensors.size());
-    const StateTensor& s = m->state.tensors[size_t(i)];
+    const TensorPlan& s = m->state.tensors[size_t(i)];
     out->name = s.name.c_str();
     out->dtype = mgrt_dtype(s.dtype);
     out->rank = int(s.shape.size());
@@ -127,12 +109,12 @@ mgrt_status mgrt_model_read_state(mgrt_model* m, const char* name, void* data, s
   MGRT_API_GUARD({
     if (!m || !name || (!data && bytes)) return fail(MGRT_INVALID_ARGUMENT, "mgrt_model_read_state: null argument");
     MGRT_TRY(deviceLost(m, "mgrt_model_read_state"));
-    const StateTensor* s = findState(m, name);
+    const TensorPlan* s = findState(m, name);
     if (!s) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*s, bytes));
     std::vector<uint32_t> words(size_t(s->numel));
-    MGRT_TRY(vk::downloadBuffers(&m->ctx->device, {{&m->state.arenas[s->arena], s->offset, words.data(), s->numel * 4}},
-                                 "reading state"));
+    MGRT_TRY(m->backend->download({{m->state.arenas[s->arena], s->offset, words.data(), s->numel * 4}},
+                                  "reading state"));
     fromDevice(s->dtype, words.data(), s->numel, data);
     return MGRT_OK;
   })
@@ -142,13 +124,12 @@ mgrt_status mgrt_model_write_state(mgrt_model* m, const char* name, const void* 
   MGRT_API_GUARD({
     if (!m || !name || (!data && bytes)) return fail(MGRT_INVALID_ARGUMENT, "mgrt_model_write_state: null argument");
     MGRT_TRY(deviceLost(m, "mgrt_model_write_state"));
-    const StateTensor* s = findState(m, name);
+    const TensorPlan* s = findState(m, name);
     if (!s) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*s, bytes));
     std::vector<uint32_t> words(size_t(s->numel));
     MGRT_TRY(toDevice(s->dtype, data, s->numel, words.data(), s->name.c_str()));
-    return vk::uploadBuffers(&m->ctx->device, {{&m->state.arenas[s->arena], s->offset, words.data(), s->numel * 4}},
-                             "writing state");
+    return m->backend->upload({{m->state.arenas[s->arena], s->offset, words.data(), s->numel * 4}}, "writing state");
   })
 }
 
@@ -163,7 +144,7 @@ mgrt_status mgrt_model_save_state(mgrt_model* m, const char* path) {
     std::vector<std::vector<uint8_t>> host(words.size());
     std::vector<safetensors::TensorData> tensors;
     for (size_t i = 0; i < words.size(); ++i) {
-      const StateTensor& s = m->state.tensors[i];
+      const TensorPlan& s = m->state.tensors[i];
       host[i].resize(s.externalBytes);
       fromDevice(s.dtype, words[i].data(), s.numel, host[i].data());
       tensors.push_back({s.name, safetensors::dtypeName(unsigned(s.dtype)), s.shape, host[i].data(), s.externalBytes});
@@ -188,9 +169,9 @@ mgrt_status mgrt_model_load_state(mgrt_model* m, const char* path) {
     // Everything is checked before anything is written: a bad checkpoint
     // leaves the state as it was.
     std::vector<std::vector<uint32_t>> words(m->state.tensors.size());
-    std::vector<vk::Upload> uploads;
+    std::vector<Upload> uploads;
     for (size_t i = 0; i < m->state.tensors.size(); ++i) {
-      const StateTensor& s = m->state.tensors[i];
+      const TensorPlan& s = m->state.tensors[i];
       const safetensors::TensorInfo* t = h.find(s.name);
       if (!t) return fail(MGRT_INVALID_ARGUMENT, "%s: checkpoint lacks state tensor '%s'", path, s.name.c_str());
       if (t->dtype != safetensors::dtypeName(unsigned(s.dtype)) || t->shape != s.shape) {
@@ -201,16 +182,16 @@ mgrt_status mgrt_model_load_state(mgrt_model* m, const char* path) {
       }
       words[i].resize(size_t(s.numel));
       MGRT_TRY(toDevice(s.dtype, file.data() + h.dataOffset + t->begin, s.numel, words[i].data(), s.name.c_str()));
-      uploads.push_back({&m->state.arenas[s.arena], s.offset, words[i].data(), s.numel * 4});
+      uploads.push_back({m->state.arenas[s.arena], s.offset, words[i].data(), s.numel * 4});
     }
     for (const safetensors::TensorInfo& t : h.tensors) {
       bool known = false;
-      for (const StateTensor& s : m->state.tensors) known = known || s.name == t.name;
+      for (const TensorPlan& s : m->state.tensors) known = known || s.name == t.name;
       if (!known)
         return fail(MGRT_INVALID_ARGUMENT, "%s: tensor '%s' in the checkpoint is not a state tensor of this bundle",
                     path, t.name.c_str());
     }
-    return vk::uploadBuffers(&m->ctx->device, uploads, "loading state");
+    return m->backend->upload(uploads, "loading state");
   })
 }
 

@@ -3,30 +3,19 @@
 // and the directory of named state tensors (Bundle.state).
 #pragma once
 
-#include <string>
 #include <vector>
 
-#include "formats/mgb_generated.h"
 #include "runtime/core/api.h"
-#include "runtime/vulkan/memory.h"
+#include "runtime/core/backend.h"
+#include "runtime/core/plan.h"
 
 struct mgrt_model;
 
 namespace mgrt {
 
-struct StateTensor {
-  std::string name;
-  mgb::DType dtype = mgb::DType::F32;
-  std::vector<int64_t> shape;
-  uint64_t numel = 0;
-  size_t externalBytes = 0;
-  uint32_t arena = 0;
-  uint64_t offset = 0, size = 0;  // device range (numel * 4 bytes)
-};
-
 struct ModelState {
-  std::vector<vk::Buffer> arenas;  // by arena index; only State arenas are allocated
-  std::vector<StateTensor> tensors;
+  std::vector<Buffer*> arenas;  // by arena index; only State arenas are allocated
+  std::vector<TensorPlan> tensors;
 };
 
 // Allocates and initializes the model's State arenas (data section bytes,

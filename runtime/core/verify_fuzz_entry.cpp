@@ -1,12 +1,14 @@
-// dryRunLoad: the host-side half of loading a bundle, without a device.
+// dryRunLoad: the host-side half of loading a bundle, without a device. It
+// runs the real planning code (plan.cpp) and then checks its results, so a
+// range that verification let through and planning turned into an
+// out-of-bounds binding or copy is a fuzzer finding, not a GPU fault.
 #include "runtime/core/verify_fuzz_entry.h"
 
-#include <algorithm>
-#include <cstring>
 #include <new>
 #include <vector>
 
 #include "runtime/core/dtype.h"
+#include "runtime/core/plan.h"
 #include "runtime/core/status.h"
 #include "runtime/core/verify.h"
 
@@ -34,57 +36,45 @@ DeviceLimits desktopLimits() {
   return l;
 }
 
-// model.cpp's uploadWeightsAndParams, host half: pack every dispatch's
-// params at aligned offsets. The buffer size was checked by the memory
-// budget, but the dry run caps it so a fuzzer cannot ask for gigabytes.
-mgrt_status packParams(const mgb::Bundle& b, uint64_t align) {
-  const uint64_t total = paramsBufferSize(b, align);
-  if (total > (uint64_t(64) << 20)) return MGRT_OK;  // legal but too big to simulate
-  std::vector<uint8_t> params(size_t(total), 0);
-  uint64_t at = 0;
-  for (const mgb::EntryPoint* e : *b.entry_points()) {
-    if (!e->dispatches()) continue;
-    for (const mgb::Dispatch* d : *e->dispatches()) {
-      if (d->params() && d->params()->size())
-        std::memcpy(params.data() + at, d->params()->data(), d->params()->size() * 4);
-      at += paramsSlotSize(*d, align);
-    }
-  }
-  if (at != total) return fail(MGRT_DEVICE_ERROR, "dry run: params layout disagrees (%llu vs %llu)",
-                               (unsigned long long)at, (unsigned long long)total);
+// [offset, offset + size) inside [0, limit) without overflow.
+bool inside(uint64_t offset, uint64_t size, uint64_t limit) { return offset <= limit && size <= limit - offset; }
+
+mgrt_status escapes(const char* what) { return fail(MGRT_DEVICE_ERROR, "dry run: %s escapes its buffer", what); }
+
+// A host-visible tensor: its device range inside its arena, sized for its
+// elements, and (session inputs/outputs) its words inside the staging buffer.
+mgrt_status checkTensor(const mgb::Bundle& b, const TensorPlan& t, const uint64_t* stagingSize, const char* what) {
+  if (externalElementSize(t.dtype) == 0 || t.size != t.numel * 4)
+    return fail(MGRT_DEVICE_ERROR, "dry run: %s '%s' has a bad dtype or size", what, t.name.c_str());
+  if (t.arena >= b.arenas()->size() || !inside(t.offset, t.size, b.arenas()->Get(t.arena)->size()))
+    return escapes(what);
+  if (stagingSize && !inside(t.stagingOffset, t.size, *stagingSize)) return escapes(what);
   return MGRT_OK;
 }
 
-// session.cpp's describeIo + makePlan, host half: every index and range the
-// recorded command buffer would use, re-checked against the manifest.
-mgrt_status planSession(const mgb::Bundle& b, const mgb::EntryPoint& e) {
-  uint64_t staging = 0;
-  for (const auto* list : {e.inputs(), e.outputs()}) {
-    if (!list) continue;
-    for (uint32_t ti : *list) {
-      const mgb::Tensor* t = b.tensors()->Get(ti);
-      uint64_t numel = 0;
-      if (!shapeNumel(t->shape(), &numel))
-        return fail(MGRT_DEVICE_ERROR, "dry run: verified tensor %u has a bad shape", ti);
-      const uint64_t arena = b.arenas()->Get(t->arena())->size();
-      if (externalElementSize(t->dtype()) == 0 || t->size() != numel * 4 || t->offset() > arena ||
-          t->size() > arena - t->offset())
-        return fail(MGRT_DEVICE_ERROR, "dry run: tensor %u escapes its arena", ti);
-      staging += (t->size() + 15) / 16 * 16;
-    }
-  }
-  (void)staging;
-  if (!e.dispatches()) return MGRT_OK;
-  for (const mgb::Dispatch* d : *e.dispatches()) {
-    if (d->kernel() >= b.kernels()->size())
-      return fail(MGRT_DEVICE_ERROR, "dry run: dispatch names a missing kernel");
-    if (!d->bindings()) continue;  // as session.cpp: absent = no tensor bindings
-    for (const mgb::BufferRange* r : *d->bindings()) {
-      const uint64_t arena = b.arenas()->Get(r->arena())->size();
-      if (r->offset() > arena || r->size() > arena - r->offset())
-        return fail(MGRT_DEVICE_ERROR, "dry run: a binding escapes its arena");
-    }
-    for (int a = 0; a < 3; ++a) (void)d->groups()->Get(uint32_t(a));
+mgrt_status checkParams(const mgb::Bundle& b, const ParamsPlan& p) {
+  if (p.size != paramsBufferSize(b, p.align) || p.offset.size() != b.entry_points()->size())
+    return fail(MGRT_DEVICE_ERROR, "dry run: params layout disagrees with paramsBufferSize");
+  // Packing is the load path's only write into a host buffer the plan sized;
+  // legal but huge params buffers are not simulated (the fuzzer must not ask
+  // for gigabytes).
+  if (p.size > (uint64_t(64) << 20)) return MGRT_OK;
+  std::vector<uint8_t> bytes(size_t(p.size), 0);
+  packParams(b, p, bytes.data());
+  return MGRT_OK;
+}
+
+mgrt_status checkSession(const mgb::Bundle& b, const ParamsPlan& params, const SessionPlan& s) {
+  for (const TensorPlan& t : s.inputs) MGRT_TRY(checkTensor(b, t, &s.stagingSize, "an input"));
+  for (const TensorPlan& t : s.outputs) MGRT_TRY(checkTensor(b, t, &s.stagingSize, "an output"));
+  for (uint32_t a : s.arenas)
+    if (a == 0 || a >= b.arenas()->size()) return fail(MGRT_DEVICE_ERROR, "dry run: session arena %u", a);
+  for (const DispatchPlan& d : s.dispatches) {
+    if (d.kernel >= b.kernels()->size()) return fail(MGRT_DEVICE_ERROR, "dry run: dispatch names a missing kernel");
+    if (!inside(d.params.offset, d.params.size, params.size)) return escapes("a dispatch's params");
+    for (const ArenaRange& r : d.bindings)
+      if (r.arena >= b.arenas()->size() || !inside(r.offset, r.size, b.arenas()->Get(r.arena)->size()))
+        return escapes("a binding");
   }
   return MGRT_OK;
 }
@@ -101,8 +91,11 @@ mgrt_status dryRunLoad(const uint8_t* data, size_t size, const DeviceLimits& lim
     VerifiedBundle vb;
     MGRT_TRY(verifyBundle(data, size, limits, &vb));
     const mgb::Bundle& b = *vb.manifest;
-    MGRT_TRY(packParams(b, std::max<uint64_t>(limits.minStorageBufferOffsetAlignment, 16)));
-    for (const mgb::EntryPoint* e : *b.entry_points()) MGRT_TRY(planSession(b, *e));
+    const ParamsPlan params = planParams(b, limits);
+    MGRT_TRY(checkParams(b, params));
+    for (const TensorPlan& t : planState(b).tensors) MGRT_TRY(checkTensor(b, t, nullptr, "a state tensor"));
+    for (uint32_t e = 0; e < b.entry_points()->size(); ++e)
+      MGRT_TRY(checkSession(b, params, planSession(b, e, params)));
     return MGRT_OK;
   } catch (const std::bad_alloc&) {
     return fail(MGRT_OUT_OF_MEMORY, "out of host memory");

@@ -71,13 +71,9 @@ mgrt_status createDevice(const mgrt_context_options& opts, Device* d) {
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
 
-  // Bounds-checked buffer access where offered: kernels index with values
-  // from the (untrusted) bundle, so a wrong index must not fault the GPU.
-  VkPhysicalDeviceFeatures supported{}, enabled{};
-  vkGetPhysicalDeviceFeatures(d->physical, &supported);
-  enabled.robustBufferAccess = supported.robustBufferAccess;
-
-  std::vector<const char*> extensions;
+  FeatureChain features;
+  queryFeatures(d, &features);
+  std::vector<const char*>& extensions = features.extensions;
   if (hasDeviceExtension(d->physical, "VK_KHR_portability_subset"))
     extensions.push_back("VK_KHR_portability_subset");  // required where offered
 
@@ -85,7 +81,11 @@ mgrt_status createDevice(const mgrt_context_options& opts, Device* d) {
   info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
-  info.pEnabledFeatures = &enabled;
+  // VkPhysicalDeviceFeatures2 in pNext needs Vulkan 1.1.
+  if (d->apiVersion >= VK_API_VERSION_1_1)
+    info.pNext = &features.features2;
+  else
+    info.pEnabledFeatures = &features.features2.features;
   info.enabledExtensionCount = uint32_t(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
   const VkResult r = vkCreateDevice(d->physical, &info, nullptr, &d->device);

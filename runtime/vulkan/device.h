@@ -7,9 +7,10 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "runtime/core/api.h"
-#include "runtime/core/limits.h"
+#include "runtime/core/backend.h"
 
 namespace mgrt {
 namespace vk {
@@ -23,7 +24,8 @@ struct Device {
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VkPhysicalDeviceProperties props{};
   VkPhysicalDeviceMemoryProperties memProps{};
-  DeviceLimits limits;
+  uint32_t apiVersion = 0;  // what both the instance and the device support
+  DeviceCaps caps;          // limits, name, the features enabled below
   uint32_t timestampValidBits = 0;  // 0: no timestamps on the compute queue
 
   VkDevice device = VK_NULL_HANDLE;
@@ -31,8 +33,6 @@ struct Device {
   uint32_t queueFamily = 0;
   VkQueue queue = VK_NULL_HANDLE;
   std::mutex queueMutex;  // vkQueueSubmit needs external synchronization
-
-  std::string name;  // "llvmpipe (Vulkan 1.3, llvmpipe)"
 
   // Validation-layer messages (warning or error) seen so far.
   std::atomic<int> validationMessages{0};
@@ -51,8 +51,34 @@ void destroyDevice(Device* d);
 bool validationRequested(const mgrt_context_options& opts);
 // Instance part (instance.cpp): loader, layers, debug messenger.
 mgrt_status createInstance(bool validation, Device* d);
-// Physical device choice (select.cpp): device_index, env MGRT_DEVICE, type order.
+// Physical device choice (select.cpp): device_index, env MGRT_DEVICE, type
+// order; fills props, memProps, apiVersion, caps.limits and caps.name.
 mgrt_status selectPhysicalDevice(int deviceIndex, Device* d);
+
+// The optional features kernels may use (features.cpp): every one the
+// device supports is enabled at device creation and reported in caps. The
+// chain is linked in place, so it is filled where it lives.
+struct FeatureChain {
+  VkPhysicalDeviceFeatures2 features2{};  // head of pNext: core 1.0 features
+  VkPhysicalDeviceVulkan11Features v11{};
+  VkPhysicalDeviceVulkan12Features v12{};
+  VkPhysicalDeviceVulkan13Features v13{};
+  struct CooperativeMatrix {  // VkPhysicalDeviceCooperativeMatrixFeaturesKHR
+    VkStructureType sType;
+    void* pNext;
+    VkBool32 cooperativeMatrix, cooperativeMatrixRobustBufferAccess;
+  } coop{};
+  struct Bfloat16 {  // VkPhysicalDeviceShaderBfloat16FeaturesKHR
+    VkStructureType sType;
+    void* pNext;
+    VkBool32 shaderBFloat16Type, shaderBFloat16DotProduct, shaderBFloat16CooperativeMatrix;
+  } bf16{};
+  std::vector<const char*> extensions;  // device extensions to enable
+  FeatureChain() = default;
+  FeatureChain(const FeatureChain&) = delete;
+  FeatureChain& operator=(const FeatureChain&) = delete;
+};
+void queryFeatures(Device* d, FeatureChain* enable);
 
 // Maps a failed VkResult to a status with a message "<what>: <result>".
 mgrt_status vkFail(Device* d, VkResult r, const char* what);

@@ -28,7 +28,7 @@ mgrt_status downloadBuffers(Device* d, const std::vector<Download>& downloads, c
     for (size_t i = 0; i < downloads.size(); ++i) {
       if (downloads[i].size == 0) continue;
       const VkBufferCopy region{downloads[i].srcOffset, offsets[i], downloads[i].size};
-      d->fn.vkCmdCopyBuffer(cmd, downloads[i].src->buffer, staging.buffer, 1, &region);
+      d->fn.vkCmdCopyBuffer(cmd, cast(downloads[i].src)->buffer, staging.buffer, 1, &region);
     }
     VkMemoryBarrier after{};
     after.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;

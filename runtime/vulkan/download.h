@@ -9,13 +9,6 @@
 namespace mgrt {
 namespace vk {
 
-struct Download {
-  const Buffer* src;
-  VkDeviceSize srcOffset;
-  void* data;  // host destination
-  VkDeviceSize size;
-};
-
 // Copies device ranges to host memory through one staging buffer, after a
 // full barrier so that the writes of earlier submissions are visible.
 mgrt_status downloadBuffers(Device* d, const std::vector<Download>& downloads, const char* what);

@@ -48,9 +48,9 @@ void transferToAllBarrier(Device* d, VkCommandBuffer cmd) {
 mgrt_status createBuffer(Device* d, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
                          const char* what, Buffer* out) {
   if (size == 0) size = 16;  // Vulkan forbids empty buffers
-  if (size > d->limits.maxAllocationSize)
+  if (size > d->caps.limits.maxAllocationSize)
     return fail(MGRT_OUT_OF_MEMORY, "%s: %llu bytes exceed the device's largest allocation (%llu)",
-                what, (unsigned long long)size, (unsigned long long)d->limits.maxAllocationSize);
+                what, (unsigned long long)size, (unsigned long long)d->caps.limits.maxAllocationSize);
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   info.size = size;
@@ -101,7 +101,7 @@ void destroyBuffer(Device* d, Buffer* b) {
   *b = Buffer();
 }
 
-mgrt_status submitAndWait(Device* d, VkCommandBuffer cmd, VkFence fence, const char* what) {
+mgrt_status submitCommands(Device* d, VkCommandBuffer cmd, VkFence fence, const char* what) {
   if (d->lost) return fail(MGRT_DEVICE_ERROR, "%s: the GPU device was lost earlier", what);
   VkResult r = d->fn.vkResetFences(d->device, 1, &fence);
   if (r != VK_SUCCESS) return vkFail(d, r, what);
@@ -114,7 +114,12 @@ mgrt_status submitAndWait(Device* d, VkCommandBuffer cmd, VkFence fence, const c
     r = d->fn.vkQueueSubmit(d->queue, 1, &submit, fence);
   }
   if (r != VK_SUCCESS) return vkFail(d, r, what);
-  r = d->fn.vkWaitForFences(d->device, 1, &fence, VK_TRUE, fenceTimeoutNs());
+  return MGRT_OK;
+}
+
+mgrt_status waitFence(Device* d, VkFence fence, const char* what) {
+  if (d->lost) return fail(MGRT_DEVICE_ERROR, "%s: the GPU device was lost earlier", what);
+  const VkResult r = d->fn.vkWaitForFences(d->device, 1, &fence, VK_TRUE, fenceTimeoutNs());
   if (r == VK_TIMEOUT) {
     d->lost = true;  // work is still in flight; nothing on this device is safe to reuse
     return fail(MGRT_DEVICE_ERROR, "%s: the GPU did not finish within %llu s (MGRT_TIMEOUT_S)",
@@ -122,6 +127,11 @@ mgrt_status submitAndWait(Device* d, VkCommandBuffer cmd, VkFence fence, const c
   }
   if (r != VK_SUCCESS) return vkFail(d, r, what);
   return MGRT_OK;
+}
+
+mgrt_status submitAndWait(Device* d, VkCommandBuffer cmd, VkFence fence, const char* what) {
+  MGRT_TRY(submitCommands(d, cmd, fence, what));
+  return waitFence(d, fence, what);
 }
 
 mgrt_status runOnce(Device* d, const std::function<void(VkCommandBuffer)>& record,
@@ -197,7 +207,7 @@ mgrt_status uploadBuffers(Device* d, const std::vector<Upload>& uploads, const c
       for (size_t i = 0; i < uploads.size(); ++i) {
         if (uploads[i].size == 0) continue;
         const VkBufferCopy region{offsets[i], uploads[i].dstOffset, uploads[i].size};
-        d->fn.vkCmdCopyBuffer(cmd, staging.buffer, uploads[i].dst->buffer, 1, &region);
+        d->fn.vkCmdCopyBuffer(cmd, staging.buffer, cast(uploads[i].dst)->buffer, 1, &region);
       }
       transferToAllBarrier(d, cmd);
     }, what);
@@ -206,10 +216,10 @@ mgrt_status uploadBuffers(Device* d, const std::vector<Upload>& uploads, const c
   return s;
 }
 
-mgrt_status zeroBuffers(Device* d, const std::vector<const Buffer*>& buffers, const char* what) {
+mgrt_status zeroBuffers(Device* d, const std::vector<mgrt::Buffer*>& buffers, const char* what) {
   if (buffers.empty()) return MGRT_OK;
   return runOnce(d, [&](VkCommandBuffer cmd) {
-    for (const Buffer* b : buffers) d->fn.vkCmdFillBuffer(cmd, b->buffer, 0, VK_WHOLE_SIZE, 0);
+    for (mgrt::Buffer* b : buffers) d->fn.vkCmdFillBuffer(cmd, cast(b)->buffer, 0, VK_WHOLE_SIZE, 0);
     transferToAllBarrier(d, cmd);
   }, what);
 }

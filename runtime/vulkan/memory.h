@@ -9,18 +9,18 @@
 namespace mgrt {
 namespace vk {
 
-struct Buffer {
+// The backend's buffer handle (backend.h): one VkBuffer with its own memory.
+struct Buffer : mgrt::Buffer {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
   void* mapped = nullptr;  // host-visible buffers stay mapped
   VkDeviceSize size = 0;
 };
 
-enum class MemoryUse {
-  DeviceLocal,  // arenas, params: preferred device-local
-  HostStaging   // host-visible + coherent (cached if offered), mapped
-};
+inline Buffer* cast(mgrt::Buffer* b) { return static_cast<Buffer*>(b); }
 
+// MemoryUse::DeviceLocal: preferred device-local; HostStaging: host-visible +
+// coherent (cached if offered), mapped.
 mgrt_status createBuffer(Device* d, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
                          const char* what, Buffer* out);
 void destroyBuffer(Device* d, Buffer* b);
@@ -30,22 +30,18 @@ void destroyBuffer(Device* d, Buffer* b);
 mgrt_status runOnce(Device* d, const std::function<void(VkCommandBuffer)>& record,
                     const char* what);
 
-// Submits cmd with fence and waits; maps timeout and device loss to errors.
+// Submits cmd, signalling fence (reset first); then waits for the fence.
+// Map timeout and device loss to errors; submitAndWait does both.
+mgrt_status submitCommands(Device* d, VkCommandBuffer cmd, VkFence fence, const char* what);
+mgrt_status waitFence(Device* d, VkFence fence, const char* what);
 mgrt_status submitAndWait(Device* d, VkCommandBuffer cmd, VkFence fence, const char* what);
-
-struct Upload {
-  const Buffer* dst;
-  VkDeviceSize dstOffset;
-  const void* data;
-  VkDeviceSize size;
-};
 
 // Copies host data into device-local buffers through one staging buffer and
 // makes it visible to compute shaders and transfers.
 mgrt_status uploadBuffers(Device* d, const std::vector<Upload>& uploads, const char* what);
 
 // Fills whole buffers with zeros (session arenas start defined).
-mgrt_status zeroBuffers(Device* d, const std::vector<const Buffer*>& buffers, const char* what);
+mgrt_status zeroBuffers(Device* d, const std::vector<mgrt::Buffer*>& buffers, const char* what);
 
 }  // namespace vk
 }  // namespace mgrt

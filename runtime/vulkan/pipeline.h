@@ -10,7 +10,8 @@
 namespace mgrt {
 namespace vk {
 
-struct KernelPipeline {
+// The backend's pipeline handle (backend.h).
+struct KernelPipeline : mgrt::Pipeline {
   VkShaderModule module = VK_NULL_HANDLE;
   VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;

@@ -20,11 +20,15 @@ constexpr VkPipelineStageFlags kXferCompute =
     VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
 constexpr VkAccessFlags kShaderRW = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
 
-mgrt_status allocateDescriptorSets(Device* d, const SessionPlan& plan, Recording* out,
+VkDescriptorBufferInfo bufferInfo(const BufferSlice& b) { return {cast(b.buffer)->buffer, b.offset, b.size}; }
+
+const KernelPipeline* pipelineOf(const RecordedDispatch& p) { return static_cast<const KernelPipeline*>(p.pipeline); }
+
+mgrt_status allocateDescriptorSets(Device* d, const WorkList& plan, Recording* out,
                                    std::vector<VkDescriptorSet>* sets) {
   if (plan.dispatches.empty()) return MGRT_OK;
   uint32_t descriptors = 0;
-  for (const DispatchPlan& p : plan.dispatches) descriptors += uint32_t(p.bindings.size()) + 1;
+  for (const RecordedDispatch& p : plan.dispatches) descriptors += uint32_t(p.bindings.size()) + 1;
   const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptors};
   VkDescriptorPoolCreateInfo poolInfo{};
   poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
@@ -37,7 +41,7 @@ mgrt_status allocateDescriptorSets(Device* d, const SessionPlan& plan, Recording
     return vkFail(d, r, "vkCreateDescriptorPool");
   }
   std::vector<VkDescriptorSetLayout> layouts;
-  for (const DispatchPlan& p : plan.dispatches) layouts.push_back(p.kernel->setLayout);
+  for (const RecordedDispatch& p : plan.dispatches) layouts.push_back(pipelineOf(p)->setLayout);
   VkDescriptorSetAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
   alloc.descriptorPool = out->descriptorPool;
@@ -51,10 +55,10 @@ mgrt_status allocateDescriptorSets(Device* d, const SessionPlan& plan, Recording
   infos.reserve(descriptors);
   std::vector<VkWriteDescriptorSet> writes;
   for (size_t i = 0; i < plan.dispatches.size(); ++i) {
-    const DispatchPlan& p = plan.dispatches[i];
+    const RecordedDispatch& p = plan.dispatches[i];
     const size_t first = infos.size();
-    infos.push_back({p.params.buffer, p.params.offset, p.params.size});
-    for (const BufferSlice& b : p.bindings) infos.push_back({b.buffer, b.offset, b.size});
+    infos.push_back(bufferInfo(p.params));
+    for (const BufferSlice& b : p.bindings) infos.push_back(bufferInfo(b));
     VkWriteDescriptorSet w{};
     w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     w.dstSet = (*sets)[i];
@@ -68,17 +72,21 @@ mgrt_status allocateDescriptorSets(Device* d, const SessionPlan& plan, Recording
   return MGRT_OK;
 }
 
-void recordCommands(Device* d, const SessionPlan& plan, const std::vector<VkDescriptorSet>& sets,
+// Vulkan forbids empty copies; a zero-size tensor has nothing to move.
+void copy(Device* d, VkCommandBuffer cmd, const BufferCopy& c) {
+  if (c.src.size == 0) return;
+  const VkBufferCopy region{c.src.offset, c.dstOffset, c.src.size};
+  d->fn.vkCmdCopyBuffer(cmd, cast(c.src.buffer)->buffer, cast(c.dst)->buffer, 1, &region);
+}
+
+void recordCommands(Device* d, const WorkList& plan, const std::vector<VkDescriptorSet>& sets,
                     Recording* out) {
   VkCommandBuffer cmd = out->cmd;
   if (out->timestamps) d->fn.vkCmdResetQueryPool(cmd, out->timestamps, 0, 2);
   // Everything the previous run did is finished before this run touches memory.
   barrier(d, cmd, kXferCompute, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
           kXferCompute, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | kShaderRW);
-  for (const CopyPlan& c : plan.inputCopies) {
-    const VkBufferCopy region{c.src.offset, c.dstOffset, c.src.size};
-    d->fn.vkCmdCopyBuffer(cmd, c.src.buffer, c.dst, 1, &region);
-  }
+  for (const BufferCopy& c : plan.inputCopies) copy(d, cmd, c);
   barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
           kShaderRW | VK_ACCESS_TRANSFER_READ_BIT);
@@ -87,15 +95,16 @@ void recordCommands(Device* d, const SessionPlan& plan, const std::vector<VkDesc
 
   VkPipeline bound = VK_NULL_HANDLE;
   for (size_t i = 0; i < plan.dispatches.size(); ++i) {
-    const DispatchPlan& p = plan.dispatches[i];
+    const RecordedDispatch& p = plan.dispatches[i];
     if (i > 0 && p.barrier)
       barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, kShaderRW);
-    if (p.kernel->pipeline != bound) {
-      d->fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.kernel->pipeline);
-      bound = p.kernel->pipeline;
+    const KernelPipeline* k = pipelineOf(p);
+    if (k->pipeline != bound) {
+      d->fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+      bound = k->pipeline;
     }
-    d->fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.kernel->layout, 0, 1,
+    d->fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1,
                                   &sets[i], 0, nullptr);
     d->fn.vkCmdDispatch(cmd, p.groups[0], p.groups[1], p.groups[2]);
   }
@@ -104,17 +113,14 @@ void recordCommands(Device* d, const SessionPlan& plan, const std::vector<VkDesc
     d->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, out->timestamps, 1);
   barrier(d, cmd, kXferCompute, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-  for (const CopyPlan& c : plan.outputCopies) {
-    const VkBufferCopy region{c.src.offset, c.dstOffset, c.src.size};
-    d->fn.vkCmdCopyBuffer(cmd, c.src.buffer, c.dst, 1, &region);
-  }
+  for (const BufferCopy& c : plan.outputCopies) copy(d, cmd, c);
   barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
           VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 }
 
 }  // namespace
 
-mgrt_status recordSession(Device* d, const SessionPlan& plan, Recording* out) {
+mgrt_status recordWork(Device* d, const WorkList& plan, Recording* out) {
   std::vector<VkDescriptorSet> sets;
   MGRT_TRY(allocateDescriptorSets(d, plan, out, &sets));
 
@@ -166,22 +172,27 @@ void destroyRecording(Device* d, Recording* r) {
   *r = Recording();
 }
 
-mgrt_status replay(Device* d, Recording* r, double* gpuMs) {
-  *gpuMs = -1.0;
-  MGRT_TRY(submitAndWait(d, r->cmd, r->fence, "mgrt_session_run"));
-  if (r->timestamps) {
-    uint64_t ticks[2] = {0, 0};
-    const VkResult q = d->fn.vkGetQueryPoolResults(d->device, r->timestamps, 0, 2, sizeof ticks,
-                                                   ticks, sizeof(uint64_t),
-                                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-    const uint64_t mask =
-        d->timestampValidBits >= 64 ? ~0ull : ((1ull << d->timestampValidBits) - 1);
-    if (q == VK_SUCCESS) {
-      const uint64_t delta = ((ticks[1] & mask) - (ticks[0] & mask)) & mask;
-      *gpuMs = double(delta) * double(d->props.limits.timestampPeriod) * 1e-6;
-    }
-  }
+mgrt_status submitRecording(Device* d, Recording* r, const char* what) {
+  r->completed = false;
+  return submitCommands(d, r->cmd, r->fence, what);
+}
+
+mgrt_status waitRecording(Device* d, Recording* r, const char* what) {
+  MGRT_TRY(waitFence(d, r->fence, what));
+  r->completed = true;
   return MGRT_OK;
+}
+
+double recordedMilliseconds(Device* d, Recording* r) {
+  // Before a run completed, the queries hold nothing and waiting on them would hang.
+  if (!r->timestamps || !r->completed) return -1.0;
+  uint64_t ticks[2] = {0, 0};
+  const VkResult q = d->fn.vkGetQueryPoolResults(d->device, r->timestamps, 0, 2, sizeof ticks, ticks,
+                                                 sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (q != VK_SUCCESS) return -1.0;
+  const uint64_t mask = d->timestampValidBits >= 64 ? ~0ull : ((1ull << d->timestampValidBits) - 1);
+  const uint64_t delta = ((ticks[1] & mask) - (ticks[0] & mask)) & mask;
+  return double(delta) * double(d->props.limits.timestampPeriod) * 1e-6;
 }
 
 }  // namespace vk

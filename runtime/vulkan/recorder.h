@@ -1,51 +1,31 @@
-// A session's command buffer, recorded once and replayed by every run:
+// A session's command buffer, recorded once from a WorkList (backend.h) and
+// replayed by every run:
 //   copy inputs (staging → arenas) → dispatches → copy outputs (→ staging).
 #pragma once
 
-#include <vector>
-
+#include "runtime/vulkan/memory.h"
 #include "runtime/vulkan/pipeline.h"
 
 namespace mgrt {
 namespace vk {
 
-struct BufferSlice {
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VkDeviceSize offset = 0, size = 0;
-};
-
-struct CopyPlan {
-  BufferSlice src;
-  VkBuffer dst = VK_NULL_HANDLE;
-  VkDeviceSize dstOffset = 0;
-};
-
-struct DispatchPlan {
-  const KernelPipeline* kernel = nullptr;
-  BufferSlice params;                 // binding 0
-  std::vector<BufferSlice> bindings;  // bindings 1..n
-  uint32_t groups[3] = {1, 1, 1};
-  bool barrier = true;                // compute → compute barrier before it
-};
-
-struct SessionPlan {
-  std::vector<CopyPlan> inputCopies;
-  std::vector<DispatchPlan> dispatches;
-  std::vector<CopyPlan> outputCopies;
-};
-
-struct Recording {
+// The backend's recording handle (backend.h).
+struct Recording : mgrt::Recording {
   VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
   VkCommandPool commandPool = VK_NULL_HANDLE;
   VkCommandBuffer cmd = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   VkQueryPool timestamps = VK_NULL_HANDLE;  // 2 queries around the dispatches
+  bool completed = false;                   // a submission finished since the last submit: queries hold results
 };
 
-mgrt_status recordSession(Device* d, const SessionPlan& plan, Recording* out);
+mgrt_status recordWork(Device* d, const WorkList& work, Recording* out);
 void destroyRecording(Device* d, Recording* r);
-// Submits and waits; *gpuMs = dispatch time from timestamps or -1.
-mgrt_status replay(Device* d, Recording* r, double* gpuMs);
+// One replay: submit, then wait. Each reports timeout and device loss.
+mgrt_status submitRecording(Device* d, Recording* r, const char* what);
+mgrt_status waitRecording(Device* d, Recording* r, const char* what);
+// Dispatch time of the last completed run from timestamps, or -1.
+double recordedMilliseconds(Device* d, Recording* r);
 
 }  // namespace vk
 }  // namespace mgrt

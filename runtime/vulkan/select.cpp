@@ -55,7 +55,7 @@ void fillLimitsAndName(Device* d) {
   vkGetPhysicalDeviceProperties(d->physical, &d->props);
   vkGetPhysicalDeviceMemoryProperties(d->physical, &d->memProps);
   const VkPhysicalDeviceLimits& l = d->props.limits;
-  DeviceLimits& m = d->limits;
+  DeviceLimits& m = d->caps.limits;
   m.minStorageBufferOffsetAlignment = l.minStorageBufferOffsetAlignment;
   m.maxStorageBufferRange = l.maxStorageBufferRange;
   for (int i = 0; i < 3; ++i) {
@@ -75,7 +75,8 @@ void fillLimitsAndName(Device* d) {
   m.deviceLocalHeapSize = largestLocal ? largestLocal : largest;
 
   // Vulkan 1.1/1.2 properties: allocation cap and the driver's name.
-  const uint32_t api = std::min(d->props.apiVersion, volkGetInstanceVersion());
+  d->apiVersion = std::min(d->props.apiVersion, volkGetInstanceVersion());
+  const uint32_t api = d->apiVersion;
   m.maxAllocationSize = m.deviceLocalHeapSize;
   // SPIR-V versions each Vulkan core version must accept.
   m.maxSpirvVersion = api >= VK_API_VERSION_1_3   ? 0x00010600u
@@ -96,9 +97,9 @@ void fillLimitsAndName(Device* d) {
     if (maint3.maxMemoryAllocationSize) m.maxAllocationSize = maint3.maxMemoryAllocationSize;
     if (api >= VK_API_VERSION_1_2 && drv.driverName[0]) driver = drv.driverName;
   }
-  d->name = format("%s (Vulkan %u.%u, %s)", d->props.deviceName,
-                   VK_API_VERSION_MAJOR(d->props.apiVersion),
-                   VK_API_VERSION_MINOR(d->props.apiVersion), driver.c_str());
+  d->caps.name = format("%s (Vulkan %u.%u, %s)", d->props.deviceName,
+                        VK_API_VERSION_MAJOR(d->props.apiVersion),
+                        VK_API_VERSION_MINOR(d->props.apiVersion), driver.c_str());
 }
 
 }  // namespace

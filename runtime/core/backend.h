@@ -1,0 +1,148 @@
+// The backend seam: everything core/ asks of a GPU API, as one small
+// abstract class. Vulkan (runtime/vulkan/) is the first implementation; a
+// Metal backend is another folder implementing the same class. Nothing here
+// names an API type: buffers, pipelines and recordings are opaque handles
+// that a backend derives from and core only passes back to it.
+//
+//   core/ (verify, plan, model, session, state) ──▶ Backend ──▶ vulkan/ | metal/
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/core/api.h"
+#include "runtime/core/limits.h"
+
+namespace mgrt {
+
+// What kernels may use on this device: supported AND enabled, so a kernel
+// variant that needs a feature can be picked by reading this struct alone.
+// Plain data; false/0 means "not available" (the portable kernel runs).
+struct DeviceCaps {
+  std::string name;                                   // "llvmpipe (Vulkan 1.3, llvmpipe)"
+  DeviceLimits limits;                                // what bundles are verified against
+  bool fp16Arithmetic = false;                        // 16-bit float math in shaders
+  bool bf16Arithmetic = false;                        // bfloat16 as a shader type
+  bool int8Arithmetic = false;                        // 8-bit integer math in shaders
+  bool storage16Bit = false;                          // 16-bit loads/stores in storage buffers
+  bool storage8Bit = false;                           // 8-bit loads/stores in storage buffers
+  uint32_t subgroupSize = 0;                          // default subgroup size of compute shaders; 0 unknown
+  uint32_t minSubgroupSize = 0, maxSubgroupSize = 0;  // a kernel may require one in range
+  uint64_t maxSharedMemory = 16384;                   // bytes of workgroup-shared memory
+  bool cooperativeMatrix = false;                     // tensor-core style matrix ops in shaders
+  bool timestamps = false;                            // gpuMilliseconds() can answer
+};
+
+// Opaque handles. A backend derives its own types from these and casts back;
+// core holds pointers and hands them to the backend that created them.
+struct Buffer {};
+struct Pipeline {};
+struct Recording {};
+
+enum class MemoryUse {
+  DeviceLocal,  // arenas, params: fast for kernels, filled by upload/zero/copies
+  HostStaging   // host-visible, stays mapped (mapped()); source/target of copies
+};
+
+// One kernel's code and interface, as the bundle stores it. A backend takes
+// the form it runs (Vulkan: SPIR-V; Metal: MSL) and ignores the other.
+// ABI: binding 0 = params (uint words), bindings 1..numBindings = tensors.
+struct KernelCode {
+  const uint32_t* spirv = nullptr;
+  size_t spirvWords = 0;
+  const char* msl = nullptr;  // may be null
+  size_t mslBytes = 0;
+  uint32_t localSize[3] = {1, 1, 1};
+  uint32_t numBindings = 0;
+};
+
+struct BufferSlice {
+  Buffer* buffer = nullptr;
+  uint64_t offset = 0, size = 0;
+};
+
+struct BufferCopy {
+  BufferSlice src;
+  Buffer* dst = nullptr;
+  uint64_t dstOffset = 0;
+};
+
+struct RecordedDispatch {
+  Pipeline* pipeline = nullptr;
+  BufferSlice params;                 // binding 0
+  std::vector<BufferSlice> bindings;  // bindings 1..n
+  uint32_t groups[3] = {1, 1, 1};
+  bool barrier = true;  // every earlier dispatch's writes are visible to this one
+};
+
+// The work of one run, recorded once and replayed: copy inputs (staging →
+// arenas), run the dispatches in order, copy outputs (arenas → staging).
+// A run's memory effects are complete when wait() returns; the next replay
+// sees them. Timestamps, where supported, bracket the dispatches.
+struct WorkList {
+  std::vector<BufferCopy> inputCopies;
+  std::vector<RecordedDispatch> dispatches;
+  std::vector<BufferCopy> outputCopies;
+};
+
+// Host ↔ device transfers for load-time and between-run work, never per run.
+struct Upload {
+  Buffer* dst = nullptr;
+  uint64_t dstOffset = 0;
+  const void* data = nullptr;
+  uint64_t size = 0;
+};
+struct Download {
+  Buffer* src = nullptr;
+  uint64_t srcOffset = 0;
+  void* data = nullptr;
+  uint64_t size = 0;
+};
+
+// Every call that can fail returns an mgrt_status and records a message
+// (status.h); `what` names the object or step in that message. After device
+// loss (lost()), destroy calls only free host memory: in-flight work may
+// still use the device objects.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual const DeviceCaps& caps() const = 0;
+  virtual bool lost() const = 0;
+  // Validation messages seen so far (0 unless validation is on), and the
+  // check that turns messages since `before` into MGRT_DEVICE_ERROR.
+  virtual int validationMessages() const = 0;
+  virtual mgrt_status checkValidation(int before, const char* during) = 0;
+
+  // size 0 is allowed (a minimal buffer is made).
+  virtual mgrt_status createBuffer(uint64_t size, MemoryUse use, const char* what, Buffer** out) = 0;
+  virtual void destroyBuffer(Buffer* b) = 0;  // null is a no-op
+  virtual void* mapped(Buffer* b) = 0;        // HostStaging buffers; null otherwise
+  // Blocking; afterwards the data is visible to kernels and copies.
+  virtual mgrt_status upload(const std::vector<Upload>& uploads, const char* what) = 0;
+  // Blocking; sees every write of earlier submissions.
+  virtual mgrt_status download(const std::vector<Download>& downloads, const char* what) = 0;
+  // Blocking: whole buffers become zero.
+  virtual mgrt_status zero(const std::vector<Buffer*>& buffers, const char* what) = 0;
+
+  virtual mgrt_status createPipeline(const KernelCode& code, const char* what, Pipeline** out) = 0;
+  virtual void destroyPipeline(Pipeline* p) = 0;
+
+  virtual mgrt_status record(const WorkList& work, Recording** out) = 0;
+  virtual void destroyRecording(Recording* r) = 0;
+  // Replays a recording: submit, then wait for it (one in flight per
+  // recording). gpuMilliseconds: the dispatches' time in the last completed
+  // run, from GPU timestamps, or < 0 when unknown.
+  virtual mgrt_status submit(Recording* r, const char* what) = 0;
+  virtual mgrt_status wait(Recording* r, const char* what) = 0;
+  virtual double gpuMilliseconds(Recording* r) = 0;
+};
+
+// The backends compiled into libmgrt (one folder each under runtime/).
+// Creates the device the options ask for; on failure *out stays empty.
+mgrt_status createVulkanBackend(const mgrt_context_options& opts, std::unique_ptr<Backend>* out);
+
+}  // namespace mgrt

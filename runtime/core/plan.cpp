@@ -1,0 +1,105 @@
+// Host-side planning of a model and its sessions (see plan.h). Runs on a
+// verified bundle, so indices and ranges are known good; the fuzzer's dry run
+// still re-checks every range these functions produce.
+#include "runtime/core/plan.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/core/dtype.h"
+#include "runtime/core/verify.h"
+
+namespace mgrt {
+namespace {
+
+TensorPlan describe(const mgb::Bundle& b, uint32_t index) {
+  const mgb::Tensor* t = b.tensors()->Get(index);
+  TensorPlan p;
+  p.tensor = t;
+  p.name = t->name()->str();
+  p.dtype = t->dtype();
+  if (t->shape()) p.shape.assign(t->shape()->begin(), t->shape()->end());
+  shapeNumel(t->shape(), &p.numel);  // verified: cannot fail
+  p.externalBytes = size_t(p.numel * externalElementSize(p.dtype));
+  p.arena = t->arena();
+  p.offset = t->offset();
+  p.size = t->size();
+  return p;
+}
+
+}  // namespace
+
+ParamsPlan planParams(const mgb::Bundle& b, const DeviceLimits& limits) {
+  ParamsPlan plan;
+  plan.align = std::max<uint64_t>(limits.minStorageBufferOffsetAlignment, 16);
+  uint64_t at = 0;
+  for (const mgb::EntryPoint* e : *b.entry_points()) {
+    plan.offset.emplace_back();
+    if (!e->dispatches()) continue;
+    for (const mgb::Dispatch* d : *e->dispatches()) {
+      plan.offset.back().push_back(at);
+      at += paramsSlotSize(*d, plan.align);
+    }
+  }
+  plan.size = at;
+  return plan;
+}
+
+void packParams(const mgb::Bundle& b, const ParamsPlan& plan, uint8_t* dst) {
+  for (uint32_t i = 0; i < b.entry_points()->size(); ++i) {
+    const mgb::EntryPoint& e = *b.entry_points()->Get(i);
+    if (!e.dispatches()) continue;
+    for (uint32_t j = 0; j < e.dispatches()->size(); ++j) {
+      const mgb::Dispatch& d = *e.dispatches()->Get(j);
+      if (d.params() && d.params()->size())
+        std::memcpy(dst + plan.offset[i][j], d.params()->data(), d.params()->size() * 4);
+    }
+  }
+}
+
+StatePlan planState(const mgb::Bundle& b) {
+  StatePlan plan;
+  for (uint32_t i = 0; i < b.arenas()->size(); ++i)
+    if (b.arenas()->Get(i)->kind() == mgb::ArenaKind::State) plan.arenas.push_back(i);
+  if (b.state())
+    for (uint32_t ti : *b.state()) plan.tensors.push_back(describe(b, ti));  // verified: State-arena tensors
+  return plan;
+}
+
+SessionPlan planSession(const mgb::Bundle& b, uint32_t entry, const ParamsPlan& params) {
+  const mgb::EntryPoint& e = *b.entry_points()->Get(entry);
+  SessionPlan plan;
+  plan.entry = entry;
+  for (uint32_t i = 1; i < b.arenas()->size(); ++i)
+    if (b.arenas()->Get(i)->kind() != mgb::ArenaKind::State) plan.arenas.push_back(i);
+  // Staging holds each input's then each output's device words, 16-byte aligned.
+  uint64_t at = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    const auto* list = pass == 0 ? e.inputs() : e.outputs();
+    std::vector<TensorPlan>& ios = pass == 0 ? plan.inputs : plan.outputs;
+    if (!list) continue;
+    for (uint32_t ti : *list) {
+      TensorPlan p = describe(b, ti);
+      p.stagingOffset = at;
+      at += (p.size + 15) / 16 * 16;
+      ios.push_back(std::move(p));
+    }
+  }
+  plan.stagingSize = at;
+  if (!e.dispatches()) return plan;
+  for (uint32_t j = 0; j < e.dispatches()->size(); ++j) {
+    const mgb::Dispatch& d = *e.dispatches()->Get(j);
+    DispatchPlan p;
+    p.kernel = d.kernel();
+    const uint64_t words = d.params() ? d.params()->size() : 0;
+    p.params = {0, params.offset[entry][j], words ? words * 4 : 16};
+    if (d.bindings())  // absent when the kernel has no tensor bindings
+      for (const mgb::BufferRange* r : *d.bindings()) p.bindings.push_back({r->arena(), r->offset(), r->size()});
+    for (uint32_t a = 0; a < 3; ++a) p.groups[a] = d.groups()->Get(a);
+    p.barrier = d.barrier();
+    plan.dispatches.push_back(std::move(p));
+  }
+  return plan;
+}
+
+}  // namespace mgrt
