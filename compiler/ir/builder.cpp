@@ -98,4 +98,29 @@ GraphBuilder::Normalized GraphBuilder::normalize(const std::string& nodeName, Va
   return r;
 }
 
+ValueId GraphBuilder::rmsNorm(const std::string& nodeName, ValueId x, ValueId weight, double epsilon) {
+  const int64_t last = int64_t(g.type(x).rank()) - 1;
+  if (last < 0) throw Error(nodeName + ": rms_norm needs rank >= 1, got " + g.type(x).str());
+  ValueId meanSquare = emit(Op::ReduceMean, {emit(Op::Mul, {x, x}, {}, nodeName)},
+                            {{"axes", std::vector<int64_t>{last}}, {"keepdims", int64_t(1)}}, nodeName);
+  ValueId eps = scalar(nodeName, g.type(x).dtype, epsilon);
+  ValueId inv = emit(Op::Reciprocal, {emit(Op::Sqrt, {emit(Op::Add, {meanSquare, eps}, {}, nodeName)}, {}, nodeName)}, {},
+                     nodeName);
+  return emit(Op::Mul, {emit(Op::Mul, {x, inv}, {}, nodeName), weight}, {}, nodeName);
+}
+
+ValueId GraphBuilder::attention(const std::string& nodeName, ValueId q, ValueId k, ValueId v, ValueId mask, double scale) {
+  const int64_t rank = int64_t(g.type(k).rank());
+  if (rank < 2) throw Error(nodeName + ": attention needs k of rank >= 2, got " + g.type(k).str());
+  std::vector<int64_t> perm;
+  for (int64_t a = 0; a < rank; ++a) perm.push_back(a);
+  std::swap(perm[size_t(rank - 2)], perm[size_t(rank - 1)]);
+  ValueId kT = emit(Op::Transpose, {k}, {{"perm", perm}}, nodeName);
+  ValueId scores = emit(Op::MatMul, {q, kT}, {}, nodeName);
+  scores = emit(Op::Mul, {scores, scalar(nodeName, g.type(scores).dtype, scale)}, {}, nodeName);
+  if (mask != kNoValue) scores = emit(Op::Add, {scores, mask}, {}, nodeName);
+  ValueId p = emit(Op::Softmax, {scores}, {{"axis", int64_t(g.type(scores).rank()) - 1}}, nodeName);
+  return emit(Op::MatMul, {p, v}, {}, nodeName);
+}
+
 }  // namespace mgc

@@ -11,7 +11,8 @@
 //              nodes reading a value in `keepUnfolded` (training
 //              parameters) stay nodes
 //   composites short subgraphs of primitives that several frontend ops
-//              share (reshape-if-needed, one-axis slices, normalization)
+//              share (reshape-if-needed, one-axis slices, normalization,
+//              RMSNorm, attention); passes/canonicalize may fuse them back
 //
 // Every helper takes the name of the source node it builds for: new nodes
 // carry it, new values are named "<node>/<op>" or "<node>/const" (fresh).
@@ -80,6 +81,17 @@ class GraphBuilder {
     ValueId mean, variance, normalized;
   };
   Normalized normalize(const std::string& nodeName, ValueId x, const std::vector<int64_t>& axes, double epsilon);
+
+  // RMSNorm over the last axis (Llama-style): x · 1/sqrt(E[x²] + epsilon) ·
+  // weight, weight of shape [last dim].
+  ValueId rmsNorm(const std::string& nodeName, ValueId x, ValueId weight, double epsilon);
+
+  // Scaled dot-product attention over the last two axes:
+  //   softmax(q · kᵀ · scale + mask) · v
+  // q [..., Sq, D], k [..., Sk, D], v [..., Sk, Dv]; leading axes broadcast
+  // (MatMul's rules); mask (kNoValue: none) is added before the softmax and
+  // broadcasts to [..., Sq, Sk] (0 to keep, a large negative to drop).
+  ValueId attention(const std::string& nodeName, ValueId q, ValueId k, ValueId v, ValueId mask, double scale);
 
  private:
   size_t foldedBytes_ = 0;

@@ -73,3 +73,41 @@ TEST_CASE("builder: composites") {
   CHECK(y.getF(1) == Approx(0.0).margin(1e-6));
   CHECK(y.getF(4) == Approx(0.0).margin(1e-6));
 }
+
+TEST_CASE("builder: rms_norm and attention match a direct computation") {
+  GraphBuilder b;
+  ValueId x = b.g.addInput("x", TensorType{DType::F32, {2, 2}});
+  ValueId w = b.addConstant("w", f32({2}, {1.0, 2.0}));
+  ValueId rms = b.rmsNorm("rms", x, w, 0.0);
+  // q, k, v [1, 2, 2]; a causal mask drops key 1 for query 0.
+  ValueId q = b.g.addInput("q", TensorType{DType::F32, {1, 2, 2}});
+  ValueId k = b.g.addInput("k", TensorType{DType::F32, {1, 2, 2}});
+  ValueId v = b.g.addInput("v", TensorType{DType::F32, {1, 2, 2}});
+  ValueId mask = b.addConstant("mask", f32({2, 2}, {0, -1e9, 0, 0}));
+  ValueId att = b.attention("att", q, k, v, mask, 0.5);
+  ValueId open = b.attention("open", q, k, v, kNoValue, 0.5);
+  CHECK(b.g.type(att).shape == Shape{1, 2, 2});
+  b.g.outputs = {rms, att, open};
+
+  auto out = evalGraph(b.g, {{"x", f32({2, 2}, {3, 4, 1, 1})},
+                             {"q", f32({1, 2, 2}, {1, 0, 0, 1})},
+                             {"k", f32({1, 2, 2}, {1, 0, 0, 2})},
+                             {"v", f32({1, 2, 2}, {10, 20, 30, 40})}});
+  const HostTensor& r = out.at(b.g.value(rms).name);
+  const double rms0 = std::sqrt((9.0 + 16.0) / 2.0);
+  CHECK(r.getF(0) == Approx(3.0 / rms0));
+  CHECK(r.getF(1) == Approx(2.0 * 4.0 / rms0));
+  CHECK(r.getF(3) == Approx(2.0));
+
+  // Query 0 sees only key 0 under the mask: output = v[0].
+  const HostTensor& a = out.at(b.g.value(att).name);
+  CHECK(a.getF(0) == Approx(10.0));
+  CHECK(a.getF(1) == Approx(20.0));
+  // Query 1: scores q1·k = [0, 2] · 0.5 = [0, 1] → softmax weights.
+  const double p1 = std::exp(1.0) / (1.0 + std::exp(1.0));
+  CHECK(a.getF(2) == Approx((1 - p1) * 10 + p1 * 30));
+  CHECK(a.getF(3) == Approx((1 - p1) * 20 + p1 * 40));
+  // Without the mask query 0 weighs both keys: scores [1, 0] · 0.5.
+  const double p0 = std::exp(0.5) / (std::exp(0.5) + 1.0);
+  CHECK(out.at(b.g.value(open).name).getF(0) == Approx(p0 * 10 + (1 - p0) * 30));
+}
