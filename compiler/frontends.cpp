@@ -102,8 +102,6 @@ const Frontend& frontendFor(const std::string& path) {
   throw Error(path + ": unknown model format (tried " + tried + ")");
 }
 
-Graph importModel(const std::string& path, const FrontendOptions& opts) {
-  return frontendFor(path).import(path, opts);
-}
+Graph importModel(const std::string& path, const FrontendOptions& opts) { return frontendFor(path).import(path, opts); }
 
 }  // namespace mgc

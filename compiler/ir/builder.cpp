@@ -92,8 +92,8 @@ GraphBuilder::Normalized GraphBuilder::normalize(const std::string& nodeName, Va
   ValueId d = emit(Op::Sub, {x, r.mean}, {}, nodeName);
   r.variance = emit(Op::ReduceMean, {emit(Op::Mul, {d, d}, {}, nodeName)}, red, nodeName);
   ValueId eps = scalar(nodeName, g.type(x).dtype, epsilon);
-  ValueId inv = emit(Op::Reciprocal, {emit(Op::Sqrt, {emit(Op::Add, {r.variance, eps}, {}, nodeName)}, {}, nodeName)}, {},
-                     nodeName);
+  ValueId inv = emit(Op::Reciprocal, {emit(Op::Sqrt, {emit(Op::Add, {r.variance, eps}, {}, nodeName)}, {}, nodeName)},
+                     {}, nodeName);
   r.normalized = emit(Op::Mul, {d, inv}, {}, nodeName);
   return r;
 }
@@ -104,12 +104,13 @@ ValueId GraphBuilder::rmsNorm(const std::string& nodeName, ValueId x, ValueId we
   ValueId meanSquare = emit(Op::ReduceMean, {emit(Op::Mul, {x, x}, {}, nodeName)},
                             {{"axes", std::vector<int64_t>{last}}, {"keepdims", int64_t(1)}}, nodeName);
   ValueId eps = scalar(nodeName, g.type(x).dtype, epsilon);
-  ValueId inv = emit(Op::Reciprocal, {emit(Op::Sqrt, {emit(Op::Add, {meanSquare, eps}, {}, nodeName)}, {}, nodeName)}, {},
-                     nodeName);
+  ValueId inv = emit(Op::Reciprocal, {emit(Op::Sqrt, {emit(Op::Add, {meanSquare, eps}, {}, nodeName)}, {}, nodeName)},
+                     {}, nodeName);
   return emit(Op::Mul, {emit(Op::Mul, {x, inv}, {}, nodeName), weight}, {}, nodeName);
 }
 
-ValueId GraphBuilder::attention(const std::string& nodeName, ValueId q, ValueId k, ValueId v, ValueId mask, double scale) {
+ValueId GraphBuilder::attention(const std::string& nodeName, ValueId q, ValueId k, ValueId v, ValueId mask,
+                                double scale) {
   const int64_t rank = int64_t(g.type(k).rank());
   if (rank < 2) throw Error(nodeName + ": attention needs k of rank >= 2, got " + g.type(k).str());
   std::vector<int64_t> perm;

@@ -1,7 +1,7 @@
 // compileProgram: one compile path for N entry points; the wrappers are
 // built on it and --verify-each names the pass that broke the graph.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "compiler/driver.h"
 #include "compiler/driver_train.h"
@@ -95,8 +95,9 @@ TEST_CASE("--verify-each: the verifier runs after every pass, the error names th
         compileTrainingFile("tests/training/fixtures/mlp.onnx", to).compile.bundle);
 
   // A pass that leaves a result type its op's shape rule disagrees with.
-  std::vector<Pass> passes = {{"grow-a-type", [](Graph& g) { g.value(g.nodes.at(0).outputs.at(0)).type.shape.push_back(7); }},
-                              {"dce", [](Graph&) {}}};
+  std::vector<Pass> passes = {
+      {"grow-a-type", [](Graph& g) { g.value(g.nodes.at(0).outputs.at(0)).type.shape.push_back(7); }},
+      {"dce", [](Graph&) {}}};
   Graph broken = importModel(kCnn);
   CHECK_NOTHROW(runPasses(broken, passes, "cnn", CompileOptions{}, nullptr));  // unchecked: goes unnoticed here
   Graph g = importModel(kCnn);

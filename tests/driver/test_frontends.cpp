@@ -54,7 +54,8 @@ TEST_CASE("frontends: without a known extension the first bytes decide") {
   CHECK(std::string(frontendFor(onnx).name) == "onnx");
   CHECK(importModel(onnx).nodes.size() == importModel(kOnnx).nodes.size());
 
-  std::string ir = t.file("model.txt", "// a comment line\n\n" + readAll(kTextIr).substr(readAll(kTextIr).find("\ngraph @") + 1));
+  std::string ir =
+      t.file("model.txt", "// a comment line\n\n" + readAll(kTextIr).substr(readAll(kTextIr).find("\ngraph @") + 1));
   CHECK(std::string(frontendFor(ir).name) == "mgir");
   CHECK(importModel(ir).nodes.size() == importModel(kTextIr).nodes.size());
 }
