@@ -1,6 +1,7 @@
 // Lowering + memory planning + scheduling of one or more entry points into
-// one bundle spec. Shared by compileGraph (one entry point, "infer") and
-// compileTraining ("train_step" + "infer" over shared state).
+// one bundle spec. compileProgram (driver.h) drives it once per compile:
+// one entry point ("infer"), or several over shared state ("train_step" +
+// "infer"; later "prefill" + "decode").
 //
 // Layout of the bundle it builds:
 //   arena 0  Weights      constants of every entry point, one after another
@@ -19,7 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/driver.h"
+#include "compiler/ir/graph.h"
+#include "compiler/phase_time.h"
 #include "compiler/report.h"
 #include "formats/bundle_writer.h"
 #include "passes/memory_plan.h"

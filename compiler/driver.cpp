@@ -1,19 +1,16 @@
-// The driver: import → graph passes → lowering → memory plan → schedule →
-// bundle. Each phase is timed for the report. Lowering and bundle building
-// live in bundle_builder.cpp (shared with driver_train.cpp).
+// The driver: import → graph passes (per entry point) → lowering → memory
+// plan → schedule → bundle. Each phase is timed for the report. Lowering
+// and bundle building live in bundle_builder.cpp.
 #include "compiler/driver.h"
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <set>
 
-#include "compiler/ir/parser.h"
+#include "compiler/frontends.h"
 #include "compiler/ir/printer.h"
-#include "compiler/onnx/import.h"
-#include "compiler/bundle_builder.h"
 #include "compiler/report.h"
-#include "passes/pipeline.h"
+#include "passes/passes.h"
 
 namespace mgc {
 
@@ -25,31 +22,20 @@ double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot open file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
-
-Graph loadModel(const std::string& path) {
-  if (endsWith(path, ".mgir")) return parseGraph(readFile(path), path);
-  return importOnnx(path);
-}
 
 void runGraphPipeline(Graph& g, const std::string& source, const CompileOptions& opts,
                       std::vector<PhaseTime>* phases, const std::string& phaseSuffix) {
-  for (const Pass& pass : graphPipeline()) {
+  runPasses(g, graphPipeline(), source, opts, phases, phaseSuffix);
+}
+
+void runPasses(Graph& g, const std::vector<Pass>& passes, const std::string& source, const CompileOptions& opts,
+               std::vector<PhaseTime>* phases, const std::string& phaseSuffix) {
+  for (const Pass& pass : passes) {
     auto t0 = Clock::now();
     try {
       pass.run(g);
+      if (opts.verifyEachPass) verifyGraph(g);
     } catch (const Error& e) {
       throw Error(source + ": pass '" + pass.name + "': " + e.what());
     }
@@ -59,38 +45,49 @@ void runGraphPipeline(Graph& g, const std::string& source, const CompileOptions&
   }
 }
 
-namespace {
+ProgramResult compileProgram(Program program, const CompileOptions& opts, const Graph* imported) {
+  if (program.entryPoints.empty()) throw Error(program.source + ": the program has no entry point");
+  std::set<std::string> names;
+  for (const EntryPoint& e : program.entryPoints)
+    if (!names.insert(e.name).second) throw Error(program.source + ": entry point '" + e.name + "' is defined twice");
 
-CompileResult compileImpl(Graph g, const std::string& source, const CompileOptions& opts,
-                          std::vector<PhaseTime> phases) {
-  CompileResult result;
-  result.phases = std::move(phases);
-  ReportBuilder report(source);
-  report.recordImportedOps(g);
+  ProgramResult r;
+  r.compile.phases = std::move(program.phases);
+  ReportBuilder report(program.source);
+  report.recordImportedOps(imported ? *imported : program.entryPoints.front().graph);
 
-  runGraphPipeline(g, source, opts, &result.phases);
+  // One entry point keeps the plain names ("model.onnx", "const-fold") that
+  // single-model compiles have always reported.
+  const bool qualify = program.entryPoints.size() > 1;
+  for (EntryPoint& e : program.entryPoints)
+    runGraphPipeline(e.graph, qualify ? program.source + " (" + e.name + ")" : program.source, opts, &r.compile.phases,
+                     qualify ? ":" + e.name : "");
 
-  // Lowering, memory plan, schedule, bundle (shared with compileTraining).
-  BundleBuilder builder(source, &report);
-  builder.addEntryPoint("infer", g, &result.phases);
-  result.bundle = builder.finish(&result.phases);
+  BundleBuilder builder(program.source, &report);
+  for (const EntryPoint& e : program.entryPoints) builder.addEntryPoint(e.name, e.graph, &r.compile.phases);
+  r.compile.bundle = builder.finish(&r.compile.phases);
+  r.stats = builder.stats();
+  r.stateBytes = builder.stateBytes();
+  r.entryPoints = std::move(program.entryPoints);
 
-  report.recordPhases(result.phases);
-  result.reportJson = report.json();
-  result.summary = report.summary();
-  return result;
+  report.recordPhases(r.compile.phases);
+  r.compile.reportJson = report.json();
+  r.compile.summary = report.summary();
+  return r;
 }
 
-}  // namespace
-
 CompileResult compileGraph(Graph g, const std::string& source, const CompileOptions& opts) {
-  return compileImpl(std::move(g), source, opts, {});
+  Program p{source, {}, {}};
+  p.entryPoints.push_back({"infer", std::move(g)});
+  return compileProgram(std::move(p), opts).compile;
 }
 
 CompileResult compileFile(const std::string& path, const CompileOptions& opts) {
   auto t0 = Clock::now();
-  Graph g = loadModel(path);
-  return compileImpl(std::move(g), path, opts, {{"import", msSince(t0)}});
+  Program p{path, {}, {}};
+  p.entryPoints.push_back({"infer", importModel(path)});
+  p.phases.push_back({"import", msSince(t0)});
+  return compileProgram(std::move(p), opts).compile;
 }
 
 }  // namespace mgc

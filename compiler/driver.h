@@ -1,22 +1,26 @@
-// The compiler driver: file in, bundle bytes and report out.
+// The compiler driver: ONE compile path for a program of N entry points
+// over shared state. compileProgram runs the graph pass pipeline over each
+// entry point, then lowers, plans and writes them all into one bundle
+// (bundle_builder.h), timing every phase for the report. The entry points
+// come from a frontend (frontends.h) and, for training, from
+// buildTrainingProgram (driver_train.h); language models are meant to add
+// prefill + decode the same way.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "compiler/bundle_builder.h"
 #include "compiler/ir/graph.h"
+#include "compiler/phase_time.h"
+#include "passes/pipeline.h"
 
 namespace mgc {
 
 struct CompileOptions {
   bool printIrAfterAll = false;  // print IR to stderr after every pass
-  bool verifyEachPass = true;
-};
-
-struct PhaseTime {
-  std::string name;
-  double ms;
+  bool verifyEachPass = false;   // run the verifier after every pass (--verify-each)
 };
 
 struct CompileResult {
@@ -26,17 +30,44 @@ struct CompileResult {
   std::string summary;                // short human summary
 };
 
-// Loads an ONNX model (.onnx) or text IR (.mgir) by extension/magic.
-Graph loadModel(const std::string& path);
+struct EntryPoint {
+  std::string name;  // "infer", "train_step", ...
+  Graph graph;
+};
 
-// Runs the pass pipeline, lowers to kernels, plans memory, writes a bundle.
-// `source` names the model in messages and the report.
+struct Program {
+  std::string source;                   // names the model in messages and the report
+  std::vector<EntryPoint> entryPoints;  // in bundle order; names unique
+  std::vector<PhaseTime> phases;        // time already spent (import, program building)
+};
+
+struct ProgramResult {
+  CompileResult compile;
+  std::vector<EntryPoint> entryPoints;  // after the pass pipeline
+  std::vector<EntryPointStats> stats;   // per entry point, in order
+  uint64_t stateBytes = 0;
+};
+
+// `imported` is the graph the report's "imported" census counts; null means
+// the first entry point as given (a program that is the imported graph).
+// With several entry points, messages name the entry point
+// ("model.onnx (train_step): pass 'verify': ...") and its pass phases get a
+// ":name" suffix.
+ProgramResult compileProgram(Program program, const CompileOptions& opts = {}, const Graph* imported = nullptr);
+
+// Convenience: one entry point, "infer".
 CompileResult compileGraph(Graph g, const std::string& source, const CompileOptions& opts = {});
+// importModel (frontends.h) + compileGraph, the import timed.
 CompileResult compileFile(const std::string& path, const CompileOptions& opts = {});
 
 // The graph pass pipeline (passes/pipeline.h) over g, each pass timed into
-// `phases` (name + phaseSuffix). Errors name `source` and the pass.
+// `phases` (name + phaseSuffix). Errors name `source` and the pass. With
+// opts.verifyEachPass the verifier runs after every pass, and a graph it
+// rejects is reported as the fault of the pass that made it.
 void runGraphPipeline(Graph& g, const std::string& source, const CompileOptions& opts,
                       std::vector<PhaseTime>* phases, const std::string& phaseSuffix = "");
+// The same over any list of passes (runGraphPipeline: graphPipeline()).
+void runPasses(Graph& g, const std::vector<Pass>& passes, const std::string& source, const CompileOptions& opts,
+               std::vector<PhaseTime>* phases, const std::string& phaseSuffix = "");
 
 }  // namespace mgc

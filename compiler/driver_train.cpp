@@ -1,14 +1,11 @@
-// The training driver: training program (passes/training.h) → the graph
-// pipeline over each entry point → one bundle (bundle_builder.h).
+// The training driver: training program (passes/training.h) → its two entry
+// points → compileProgram (driver.h).
 #include "compiler/driver_train.h"
 
 #include <chrono>
 #include <cstdio>
 
-#include "compiler/bundle_builder.h"
-#include "compiler/ir/parser.h"
-#include "compiler/onnx/import.h"
-#include "compiler/report.h"
+#include "compiler/frontends.h"
 
 namespace mgc {
 
@@ -27,66 +24,57 @@ std::string mib(uint64_t bytes) {
   return buf;
 }
 
-TrainCompileResult compileImpl(Graph forward, const std::string& source, const TrainOptions& train,
-                               const CompileOptions& opts, std::vector<PhaseTime> phases) {
+TrainCompileResult compileTrainingTimed(Graph forward, const std::string& source, const TrainOptions& train,
+                                        const CompileOptions& opts, std::vector<PhaseTime> phases) {
   TrainCompileResult r;
-  r.compile.phases = std::move(phases);
-  ReportBuilder report(source);
-  report.recordImportedOps(forward);
-
   auto t0 = Clock::now();
   try {
     r.program = buildTrainingProgram(forward, train);
   } catch (const Error& e) {
     throw Error(source + ": " + e.what());
   }
-  r.compile.phases.push_back({"training-program", msSince(t0)});
+  phases.push_back({"training-program", msSince(t0)});
 
-  runGraphPipeline(r.program.trainStep, source + " (train_step)", opts, &r.compile.phases, ":train_step");
-  runGraphPipeline(r.program.infer, source + " (infer)", opts, &r.compile.phases, ":infer");
-
-  BundleBuilder builder(source, &report);
-  builder.addEntryPoint("train_step", r.program.trainStep, &r.compile.phases);
-  builder.addEntryPoint("infer", r.program.infer, &r.compile.phases);
-  r.compile.bundle = builder.finish(&r.compile.phases);
-  const EntryPointStats& ts = builder.stats()[0];
+  Program p{source, {}, std::move(phases)};
+  p.entryPoints.push_back({"train_step", std::move(r.program.trainStep)});
+  p.entryPoints.push_back({"infer", std::move(r.program.infer)});
+  ProgramResult pr = compileProgram(std::move(p), opts, &forward);
+  r.program.trainStep = std::move(pr.entryPoints[0].graph);
+  r.program.infer = std::move(pr.entryPoints[1].graph);
+  r.compile = std::move(pr.compile);
+  const EntryPointStats& ts = pr.stats[0];
   r.trainPeakBytes = ts.activationBytes;
   r.trainNaiveBytes = ts.naiveActivationBytes;
-  r.inferPeakBytes = builder.stats()[1].activationBytes;
-  r.stateBytes = builder.stateBytes();
+  r.inferPeakBytes = pr.stats[1].activationBytes;
+  r.stateBytes = pr.stateBytes;
 
-  report.recordPhases(r.compile.phases);
-  r.compile.reportJson = report.json();
-  std::string summary = report.summary();
+  std::string& summary = r.compile.summary;
   while (!summary.empty() && summary.back() == '\n') summary.pop_back();
-  r.compile.summary = summary + "\n  training: " + std::to_string(r.program.parameters.size()) +
-                      " parameters" +
-                      (r.program.frozen.empty() ? "" : " (" + std::to_string(r.program.frozen.size()) + " frozen)") +
-                      ", state " + mib(r.stateBytes) + "; train_step " + std::to_string(ts.dispatches) +
-                      " dispatches, activations peak " + mib(r.trainPeakBytes) + " (no reuse: " +
-                      mib(r.trainNaiveBytes) + ")";
+  summary += "\n  training: " + std::to_string(r.program.parameters.size()) + " parameters" +
+             (r.program.frozen.empty() ? "" : " (" + std::to_string(r.program.frozen.size()) + " frozen)") +
+             ", state " + mib(r.stateBytes) + "; train_step " + std::to_string(ts.dispatches) +
+             " dispatches, activations peak " + mib(r.trainPeakBytes) + " (no reuse: " + mib(r.trainNaiveBytes) + ")";
   return r;
 }
 
 }  // namespace
 
 Graph loadTrainableModel(const std::string& path) {
-  if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".mgir") == 0) return loadModel(path);
-  ImportOptions io;
-  io.keepParameters = true;
-  return importOnnx(path, io);
+  FrontendOptions fo;
+  fo.keepParameters = true;
+  return importModel(path, fo);
 }
 
 TrainCompileResult compileTraining(Graph forward, const std::string& source, const TrainOptions& train,
                                    const CompileOptions& opts) {
-  return compileImpl(std::move(forward), source, train, opts, {});
+  return compileTrainingTimed(std::move(forward), source, train, opts, {});
 }
 
 TrainCompileResult compileTrainingFile(const std::string& path, const TrainOptions& train,
                                        const CompileOptions& opts) {
   auto t0 = Clock::now();
   Graph g = loadTrainableModel(path);
-  return compileImpl(std::move(g), path, train, opts, {{"import", msSince(t0)}});
+  return compileTrainingTimed(std::move(g), path, train, opts, {{"import", msSince(t0)}});
 }
 
 }  // namespace mgc

@@ -2,6 +2,8 @@
 // over shared state: "train_step" (inputs: the model's inputs + labels;
 // outputs: loss, prediction; updates parameters, optimizer moments, running
 // statistics and the step counter) and "infer" (the model as it was).
+// A thin layer over compileProgram (driver.h): it builds the two entry
+// points and adds the training line to the summary.
 #pragma once
 
 #include <string>
@@ -20,8 +22,9 @@ struct TrainCompileResult {
   uint64_t stateBytes = 0;
 };
 
-// loadModel for training: ONNX parameters are kept as named constants
-// (ImportOptions::keepParameters) instead of being folded into their users.
+// importModel for training (frontends.h): ONNX parameters are kept as named
+// constants (FrontendOptions::keepParameters) instead of being folded into
+// their users.
 Graph loadTrainableModel(const std::string& path);
 
 TrainCompileResult compileTraining(Graph forward, const std::string& source, const TrainOptions& train,

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/driver.h"
+#include "compiler/ir/graph.h"
+#include "compiler/phase_time.h"
 #include "formats/bundle_writer.h"
 #include "kernels/lower.h"
 #include "passes/memory_plan.h"

@@ -1,4 +1,4 @@
-// mgc compile MODEL -o OUT.mgb [--report FILE.json] [--print-ir-after-all]
+// mgc compile MODEL -o OUT.mgb [--report FILE.json] [--print-ir-after-all] [--verify-each]
 //   [--train --loss KIND --labels NAME --optimizer sgd|adam|adamw --lr X ...]
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -39,11 +39,12 @@ bool writeFileAtomically(const std::string& path, const void* data, size_t size,
 int compileMain(int argc, char** argv) {
   CLI::App app{"Compile an ONNX model or text IR into a .mgb bundle", "mgc compile"};
   std::string input, output, reportPath;
-  bool printIr = false, quiet = false;
+  bool printIr = false, verifyEach = false, quiet = false;
   app.add_option("model", input, "model file (.onnx or .mgir)")->required();
   app.add_option("-o,--output", output, "bundle to write (.mgb)")->required();
   app.add_option("--report", reportPath, "write a JSON report (ops, kernels, sizes, arenas, phase times)");
   app.add_flag("--print-ir-after-all", printIr, "print the IR to stderr after every pass");
+  app.add_flag("--verify-each", verifyEach, "run the IR verifier after every pass (an error names the pass)");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
   // Training (docs/cli.md, docs/training.md).
   bool train = false, nesterov = false;
@@ -87,6 +88,7 @@ int compileMain(int argc, char** argv) {
   }
   CompileOptions opts;
   opts.printIrAfterAll = printIr;
+  opts.verifyEachPass = verifyEach;
   CompileResult r;
   try {
     if (train) {

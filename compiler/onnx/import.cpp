@@ -101,10 +101,10 @@ class GraphImport {
   }
 
   void scanNames(const onnx::GraphProto& gp) {
-    for (const auto& vi : gp.input()) im_.onnxNames.insert(vi.name());
-    for (const auto& t : gp.initializer()) im_.onnxNames.insert(t.name());
+    for (const auto& vi : gp.input()) im_.reserved.insert(vi.name());
+    for (const auto& t : gp.initializer()) im_.reserved.insert(t.name());
     for (const auto& n : gp.node()) {
-      for (const std::string& o : n.output()) im_.onnxNames.insert(o);
+      for (const std::string& o : n.output()) im_.reserved.insert(o);
       for (const std::string& i : n.input())
         if (!i.empty()) ++im_.uses[i];
     }
@@ -121,7 +121,8 @@ class GraphImport {
       if (im_.values.count(t.name())) throw Error(what + " is defined twice");
       ValueId v = im_.addConstant(t.name(), tensorFromProto(t, what));
       im_.values[t.name()] = v;
-      if (isFloat(im_.g.type(v).dtype) && im_.g.type(v).rank() >= 1) im_.parameters.insert(v);
+      // Parameters (float, rank >= 1) stay unfolded in training imports.
+      if (im_.keepParameters && isFloat(im_.g.type(v).dtype) && im_.g.type(v).rank() >= 1) im_.keepUnfolded.insert(v);
     }
   }
 

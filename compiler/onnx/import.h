@@ -1,4 +1,5 @@
-// ONNX importer: an .onnx model (default domain, opset 7..17) → one IR Graph.
+// ONNX importer: an .onnx model (default domain, opsets 1..17, kMinOpset and
+// kMaxOpset in import.cpp) → one IR Graph.
 //
 // Shapes must be static. Shape subgraphs (Shape, Size, and every node whose
 // inputs are all constants) are folded to constants while importing.

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/builder.h"
 #include "compiler/ir/graph.h"
 
 namespace mgc::onnximport {
@@ -25,41 +26,23 @@ struct NodeProblem : Error {
   bool unsupported;
 };
 
-// A constant folded or computed while importing may be at most this large;
-// past the total budget, all-constant nodes stay nodes (the const-fold pass
-// may still fold them) rather than exhausting memory on a hostile model.
-constexpr size_t kMaxFoldBytes = size_t(64) << 20;
-constexpr size_t kFoldBudgetBytes = size_t(1) << 30;
-
-class Importer {
+// The importer's state: the graph being built (GraphBuilder: naming,
+// folding while importing, composites) plus the ONNX-side bookkeeping.
+// GraphBuilder::reserved holds every ONNX value name (bound later, so fresh
+// names avoid them); with keepParameters, the parameters are in
+// GraphBuilder::keepUnfolded.
+class Importer : public GraphBuilder {
  public:
   explicit Importer(std::string sourceName) : source(std::move(sourceName)) {}
 
-  Graph g;
   std::string source;
   std::map<std::string, ValueId> values;  // ONNX value name → IR value
-  std::set<std::string> onnxNames;        // every ONNX value name: reserved
   std::set<std::string> graphOutputs;     // ONNX names of graph outputs
   std::map<std::string, int> uses;        // ONNX name → consumers (+1 if a graph output)
   bool keepParameters = false;            // ImportOptions::keepParameters
-  std::set<ValueId> parameters;           // float initializers of rank >= 1
   // ONNX name → elements of a sequence whose length is known while
   // importing (ops_sequence.cpp); sequences exist only during import.
   std::map<std::string, std::vector<ValueId>> sequences;
-
-  // A value name no ONNX value uses and the graph does not hold yet.
-  std::string freshName(const std::string& base);
-  // Adds a constant (checked against the fold budget).
-  ValueId addConstant(const std::string& name, HostTensor t);
-  // Appends one IR node and returns its single output, named `outName` (or
-  // a fresh name when empty). A node whose inputs are all constants is
-  // evaluated with evalNode and becomes a constant. Throws mgc::Error from
-  // the shape rule or evaluator as is.
-  ValueId emit(Op op, std::vector<ValueId> inputs, Attrs attrs, const std::string& nodeName,
-               const std::string& outName);
-
- private:
-  size_t foldedBytes_ = 0;
 };
 
 // One ONNX node while it is being converted.
@@ -139,7 +122,8 @@ void addReduceConverters(ConverterTable& t);
 void addSourceConverters(ConverterTable& t);
 const ConverterTable& converters();
 
-// Shared by converters: reshape `v` to `shape` (skipped when equal).
+// Shared by converters: reshape `v` to `shape` (skipped when equal;
+// GraphBuilder::reshapeTo for this node).
 ValueId reshapeTo(NodeContext& c, ValueId v, const Shape& shape);
 
 }  // namespace mgc::onnximport

@@ -1,49 +1,11 @@
-// Importer state and the NodeContext helpers every converter uses.
+// The NodeContext helpers every converter uses (the graph building itself
+// is GraphBuilder's, compiler/ir/builder.h).
 #include <algorithm>
 
-#include "compiler/ir/eval.h"
 #include "compiler/onnx/importer.h"
 #include "compiler/onnx/tensor_proto.h"
 
 namespace mgc::onnximport {
-
-// ---- Importer ---------------------------------------------------------------
-
-std::string Importer::freshName(const std::string& base) {
-  std::string candidate = base;
-  for (int k = 1; g.find(candidate) != kNoValue || onnxNames.count(candidate); ++k)
-    candidate = base + "." + std::to_string(k);
-  return candidate;
-}
-
-ValueId Importer::addConstant(const std::string& name, HostTensor t) {
-  foldedBytes_ += t.data.size();
-  return g.addConstant(name, std::move(t));
-}
-
-ValueId Importer::emit(Op op, std::vector<ValueId> inputs, Attrs attrs, const std::string& nodeName,
-                       const std::string& outName) {
-  Node n{op, nodeName, std::move(inputs), {}, std::move(attrs)};
-  std::vector<TensorType> types = inferTypes(g, n);
-  const TensorType& t = types.at(0);
-  checkedNumel(t.shape, "result " + t.str() + " of " + opName(op));
-  std::string name = outName.empty() ? freshName(nodeName + "/" + opName(op)) : outName;
-
-  bool allConstant = std::all_of(n.inputs.begin(), n.inputs.end(),
-                                 [&](ValueId v) { return v == kNoValue || g.value(v).isConstant(); });
-  const bool usesParameter =
-      keepParameters && std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return parameters.count(v) != 0; });
-  if (allConstant && !usesParameter && t.bytes() <= kMaxFoldBytes && foldedBytes_ + t.bytes() <= kFoldBudgetBytes) {
-    static const HostTensor kAbsent;
-    std::vector<const HostTensor*> hosts;
-    for (ValueId v : n.inputs) hosts.push_back(v == kNoValue ? &kAbsent : g.value(v).constant.get());
-    std::vector<HostTensor> results = evalNode(g, n, hosts);
-    return addConstant(name, std::move(results.at(0)));
-  }
-  ValueId v = g.addValue(name, t);
-  g.addNodeWithOutputs(op, nodeName, n.inputs, {v}, n.attrs);
-  return v;
-}
 
 // ---- NodeContext: identity and errors ---------------------------------------
 
@@ -242,13 +204,9 @@ void NodeContext::setOutputConstant(int k, HostTensor t) {
   bind(k, im.addConstant(out, std::move(t)));
 }
 
-ValueId NodeContext::constant(HostTensor t) { return im.addConstant(im.freshName(name + "/const"), std::move(t)); }
+ValueId NodeContext::constant(HostTensor t) { return im.constant(name, std::move(t)); }
 
-ValueId NodeContext::scalar(DType t, double v) {
-  HostTensor h(TensorType{t, {}});
-  h.setF(0, v);
-  return constant(std::move(h));
-}
+ValueId NodeContext::scalar(DType t, double v) { return im.scalar(name, t, v); }
 
 void NodeContext::bind(int k, ValueId v) {
   if (k >= proto.output_size()) fail("output " + std::to_string(k) + " is missing");
@@ -258,9 +216,8 @@ void NodeContext::bind(int k, ValueId v) {
   im.values[out] = v;
 }
 
-ValueId reshapeTo(NodeContext& c, ValueId v, const Shape& shape) {
-  if (c.type(v).shape == shape) return v;
-  return c.emit(Op::Reshape, {v}, {{"shape", shape}});
-}
+// GraphBuilder's errors reach GraphImport::convertNode as mgc::Error, which
+// names the node exactly as NodeContext::fail does.
+ValueId reshapeTo(NodeContext& c, ValueId v, const Shape& shape) { return c.im.reshapeTo(c.name, v, shape); }
 
 }  // namespace mgc::onnximport

@@ -19,14 +19,8 @@ DType dtypeOf(NodeContext& c, ValueId v) { return c.type(v).dtype; }
 
 ValueId sc(NodeContext& c, ValueId like, double v) { return c.scalar(dtypeOf(c, like), v); }
 
-// A Slice of one axis [start, end) by step (the IR's normalized form).
 ValueId sliceAxis(NodeContext& c, ValueId x, int64_t axis, int64_t start, int64_t end, int64_t step) {
-  const Shape s = c.type(x).shape;
-  std::vector<int64_t> st(s.size(), 0), en(s.begin(), s.end()), sp(s.size(), 1);
-  st[size_t(axis)] = start;
-  en[size_t(axis)] = end;
-  sp[size_t(axis)] = step;
-  return c.emit(Op::Slice, {x}, {{"starts", st}, {"ends", en}, {"steps", sp}});
+  return c.im.sliceAxis(c.name, x, axis, start, end, step);
 }
 
 std::vector<int64_t> axesFrom(int64_t first, int64_t rank) {
@@ -240,13 +234,10 @@ void instanceNorm(NodeContext& c) {
   ValueId x = c.input(0), scale = c.input(1), bias = c.input(2);
   const Shape s = c.type(x).shape;
   if (s.size() < 3) c.fail("expects rank >= 3, got " + c.type(x).str());
-  Attrs red{{"axes", axesFrom(2, int64_t(s.size()))}, {"keepdims", int64_t(1)}};
-  ValueId d = c.emit(Op::Sub, {x, c.emit(Op::ReduceMean, {x}, red)});
-  ValueId var = c.emit(Op::ReduceMean, {c.emit(Op::Mul, {d, d})}, red);
-  ValueId inv = c.emit(Op::Reciprocal, {c.emit(Op::Sqrt, {c.emit(Op::Add, {var, sc(c, x, c.attrFloat("epsilon", 1e-5))})})});
+  ValueId normalized = c.im.normalize(c.name, x, axesFrom(2, int64_t(s.size())), c.attrFloat("epsilon", 1e-5)).normalized;
   Shape perChannel(s.size() - 1, 1);
   perChannel[0] = s[1];
-  ValueId y = c.emit(Op::Mul, {c.emit(Op::Mul, {d, inv}), reshapeTo(c, scale, perChannel)});
+  ValueId y = c.emit(Op::Mul, {normalized, reshapeTo(c, scale, perChannel)});
   c.emitOutput(0, Op::Add, {y, reshapeTo(c, bias, perChannel)});
 }
 
@@ -404,11 +395,7 @@ void convTranspose(NodeContext& c) {
 
 }  // namespace
 
-ValueId reverseAxis(NodeContext& c, ValueId x, int64_t axis) {
-  int64_t dim = c.type(x).shape[size_t(axis)];
-  if (dim <= 1) return x;
-  return sliceAxis(c, x, axis, dim - 1, -1, -1);
-}
+ValueId reverseAxis(NodeContext& c, ValueId x, int64_t axis) { return c.im.reverseAxis(c.name, x, axis); }
 
 ValueId argMaxLast(NodeContext& c, ValueId x, int64_t axis, int64_t keepdims) {
   int64_t dim = c.type(x).shape[size_t(axis)];
@@ -460,14 +447,11 @@ void batchNormTraining(NodeContext& c) {
   if (s.size() < 2) c.fail("expects rank >= 2, got " + c.type(x).str());
   std::vector<int64_t> axes{0};
   for (int64_t k = 2; k < int64_t(s.size()); ++k) axes.push_back(k);
-  Attrs red{{"axes", axes}, {"keepdims", int64_t(1)}};
-  ValueId mean = c.emit(Op::ReduceMean, {x}, red);
-  ValueId d = c.emit(Op::Sub, {x, mean});
-  ValueId var = c.emit(Op::ReduceMean, {c.emit(Op::Mul, {d, d})}, red);  // population variance
-  ValueId inv = c.emit(Op::Reciprocal, {c.emit(Op::Sqrt, {c.emit(Op::Add, {var, sc(c, x, c.attrFloat("epsilon", 1e-5))})})});
+  GraphBuilder::Normalized n = c.im.normalize(c.name, x, axes, c.attrFloat("epsilon", 1e-5));
+  const ValueId mean = n.mean, var = n.variance;  // population variance
   Shape perChannel(s.size() - 1, 1);
   perChannel[0] = s[1];
-  ValueId y = c.emit(Op::Mul, {c.emit(Op::Mul, {d, inv}), reshapeTo(c, scale, perChannel)});
+  ValueId y = c.emit(Op::Mul, {n.normalized, reshapeTo(c, scale, perChannel)});
   c.emitOutput(0, Op::Add, {y, reshapeTo(c, bias, perChannel)});
   double momentum = c.attrFloat("momentum", 0.9);
   auto running = [&](int k, ValueId old, ValueId current) {

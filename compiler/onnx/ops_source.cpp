@@ -62,7 +62,7 @@ void size(NodeContext& c) {
 // A computed constant must fit the fold limit; past it the op is unsupported.
 void checkComputed(NodeContext& c, const TensorType& t) {
   checkedNumel(t.shape, "result");
-  if (t.bytes() > kMaxFoldBytes)
+  if (t.bytes() > GraphBuilder::kMaxFoldBytes)
     c.unsupported("result " + t.str() + " is too large to compute at import time");
 }
 

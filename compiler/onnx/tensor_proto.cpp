@@ -24,16 +24,6 @@ const char* onnxTypeName(int32_t onnxType) {
   return "unknown";
 }
 
-int64_t checkedNumel(const Shape& s, const std::string& what) {
-  int64_t n = 1;
-  for (int64_t d : s) {
-    if (d < 0) throw Error(what + ": negative dimension in " + shapeStr(s));
-    if (d != 0 && n > kMaxElements / d) throw Error(what + ": shape " + shapeStr(s) + " is too large");
-    n *= d;
-  }
-  return n;
-}
-
 namespace {
 
 // Builds the tensor from one typed repeated field, checking its entry count

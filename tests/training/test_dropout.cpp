@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "compiler/driver.h"
+#include "compiler/frontends.h"
 #include "compiler/ir/eval.h"
 #include "test_train_util.h"
 
@@ -145,7 +146,7 @@ TEST_CASE("training imports keep Dropout as a marker; inference imports drop it"
   };
   CHECK(markers(loadTrainableModel(fixture("mlp_dropout.onnx"))) == 1);
   // Inference: a training-mode Dropout is still refused, as before.
-  CHECK_THROWS_WITH(loadModel(fixture("mlp_dropout.onnx")), Catch::Contains("training_mode"));
+  CHECK_THROWS_WITH(importModel(fixture("mlp_dropout.onnx")), Catch::Contains("training_mode"));
   TrainingProgram p = buildTrainingProgram(loadTrainableModel(fixture("mlp_dropout.onnx")), adam());
   CHECK(p.dropouts == 1);
   CHECK(markers(p.infer) == 0);
