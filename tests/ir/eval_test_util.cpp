@@ -1,4 +1,4 @@
-#include "tests/eval/eval_test_util.h"
+#include "tests/ir/eval_test_util.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <functional>
 
-#include "tests/eval/eval_test_util.h"
+#include "tests/ir/eval_test_util.h"
 
 using namespace evaltest;
 

@@ -2,7 +2,7 @@
 // evalNode's own input checks.
 #include <catch2/catch.hpp>
 
-#include "tests/eval/eval_test_util.h"
+#include "tests/ir/eval_test_util.h"
 
 using namespace evaltest;
 using mgc::Graph;

@@ -2,7 +2,7 @@
 // evaluator (explicit index decoding, pre-padded input), plus hand examples.
 #include <catch2/catch.hpp>
 
-#include "tests/eval/eval_test_util.h"
+#include "tests/ir/eval_test_util.h"
 
 using namespace evaltest;
 

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "tests/eval/eval_test_util.h"
+#include "tests/ir/eval_test_util.h"
 
 using namespace evaltest;
 

@@ -2,7 +2,7 @@
 // importer's constant folding uses it (Gather/Concat/Slice on shape vectors).
 #include <catch2/catch.hpp>
 
-#include "tests/eval/eval_test_util.h"
+#include "tests/ir/eval_test_util.h"
 
 using namespace evaltest;
 

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """Generates the tiny ONNX models (and reference inputs/outputs) that
-tests/onnx/test_onnx_import.cpp imports. Run from anywhere with Debian's
+tests/compiler/onnx/test_onnx_import.cpp imports. Run from anywhere with Debian's
 python (it has onnx 1.12, numpy and torch):
 
-    /usr/bin/python3 tests/onnx/make_models.py
+    /usr/bin/python3 tests/compiler/onnx/make_models.py
 
-Writes tests/onnx/models/NAME.onnx, plus NAME.input_K.pb / NAME.output_K.pb
+Writes tests/compiler/onnx/models/NAME.onnx, plus NAME.input_K.pb / NAME.output_K.pb
 (TensorProto) for the models whose numbers the test checks. References
 come from numpy or torch, never from mgc. Deterministic: fixed seeds.
 """

@@ -1,5 +1,5 @@
 // ONNX importer tests over the tiny models that make_models.py generates
-// (tests/onnx/models/). Numeric checks run the imported graph on the CPU
+// (tests/compiler/onnx/models/). Numeric checks run the imported graph on the CPU
 // reference evaluator against references computed by numpy / torch.
 #include <catch2/catch.hpp>
 
@@ -17,7 +17,7 @@ using namespace mgc;
 
 namespace {
 
-const std::string kDir = "tests/onnx/models/";
+const std::string kDir = "tests/compiler/onnx/models/";
 
 std::vector<char> readFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

@@ -11,7 +11,7 @@
 #include "formats/safetensors.h"
 #include "passes/memory_plan.h"
 #include "passes/passes.h"
-#include "test_train_util.h"
+#include "tests/training/test_train_util.h"
 
 using namespace mgc;
 using namespace mgc::test;

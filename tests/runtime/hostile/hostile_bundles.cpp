@@ -1,4 +1,4 @@
-#include "tests/hostile/hostile_bundles.h"
+#include "tests/runtime/hostile/hostile_bundles.h"
 
 #include <cstring>
 

@@ -14,7 +14,7 @@ namespace hostile {
 // LocalSize 1 1 1. Structurally valid, not a runnable shader.
 std::vector<uint32_t> fakeSpirv(uint32_t version = 0x00010000, const std::vector<uint32_t>& extra = {});
 
-// The compiled tests/hostile/kernels/noop.comp (params binding only, 1x1x1).
+// The compiled tests/runtime/hostile/kernels/noop.comp (params binding only, 1x1x1).
 std::vector<uint32_t> noopSpirv();
 
 // One kernel (num_bindings 0, local size 1x1x1), an empty weights arena, a
