@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Golden tests for the CLI's errors: each case runs mgc on bad input and
-# compares "exit code + stderr" with tests/cli/golden/<case>.txt.
-# Usage: tests/cli/cli_errors.sh BUILD_DIR [--update]
+# compares "exit code + stderr" with tests/compiler/cli/golden/<case>.txt.
+# Usage: tests/compiler/cli/cli_errors.sh BUILD_DIR [--update]
 # Run from the repository root (messages hold paths relative to it).
 set -uo pipefail
 BUILD=$1
 UPDATE=${2:-}
-MGC=$BUILD/compiler/cli/mgc
-GOLDEN=tests/cli/golden
-TMP=$BUILD/tests/cli/tmp
+MGC=$BUILD/mgc
+GOLDEN=tests/compiler/cli/golden
+TMP=$BUILD/tests/compiler/cli/tmp
 rm -rf "$TMP" && mkdir -p "$TMP" "$GOLDEN"
-D=tests/cli/data
+D=tests/compiler/cli/data
 
 # Fixtures made from the shipped example: a good bundle, a truncated one,
 # one with a flipped byte.
