@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Generates the gradient-check fixtures of tests/autodiff (PyTorch 1.13).
+"""Generates the gradient-check fixtures of tests/passes/program (PyTorch 1.13).
 
 Each case is a small IR graph (usually one op) on odd shapes. For an op
 case, OUT/<case>/ holds:

@@ -2,7 +2,7 @@
 //                   [--elide-constants]
 // Text in, text out: parses a graph, runs the named passes in order (or the
 // whole graph pipeline), verifies after each, prints the IR to stdout. This
-// is what the FileCheck tests in tests/passes/ drive.
+// is what the FileCheck tests in tests/passes/graph/ drive.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>

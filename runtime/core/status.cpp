@@ -44,8 +44,6 @@ mgrt_status failMessage(mgrt_status s, const std::string& message) {
   return s;
 }
 
-void clearError() { tLastError.clear(); }
-
 const std::string& lastError() { return tLastError; }
 
 std::string format(const char* fmt, ...) {

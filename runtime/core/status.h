@@ -12,7 +12,6 @@ namespace mgrt {
 mgrt_status fail(mgrt_status s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 // Same, with a prepared message.
 mgrt_status failMessage(mgrt_status s, const std::string& message);
-void clearError();
 const std::string& lastError();
 
 // printf into a std::string (for building messages in pieces).

@@ -2,8 +2,11 @@
 // targets use: tests/fuzz/regressions/<target>/ (inputs that once crashed a
 // reader) and tests/fuzz/corpus/<target>/ (the seed corpus). Runs in the
 // normal build, without libFuzzer; a regression crashes or aborts this test.
+// A missing or misnamed folder fails the test: an empty replay would pass
+// while replaying nothing.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -21,9 +24,14 @@ std::vector<uint8_t> readAll(const fs::path& p) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
-// Runs `entry` on every file under tests/fuzz/<kind>/<target>/; returns the count.
+// tests/fuzz/ of the source tree (CMake passes it: the test does not depend
+// on its working directory).
+const fs::path kFuzzDir = MGC_FUZZ_DIR;
+
+// Runs `entry` on every file under tests/fuzz/<kind>/<target>/ (none when
+// that folder does not exist); returns the count.
 size_t replay(const char* kind, const char* target, void (*entry)(const uint8_t*, size_t)) {
-  const fs::path dir = fs::path("tests/fuzz") / kind / target;
+  const fs::path dir = kFuzzDir / kind / target;
   size_t n = 0;
   if (!fs::is_directory(dir)) return 0;
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
@@ -56,7 +64,20 @@ TEST_CASE("every seed corpus file passes through its reader", "[fuzz]") {
 }
 
 TEST_CASE("every saved crash input is now handled", "[fuzz]") {
-  for (const Target& t : kTargets) replay("regressions", t.name, t.entry);
+  const fs::path dir = kFuzzDir / "regressions";
+  REQUIRE(fs::is_directory(dir));
+  // Inputs live in a folder named after their target: anything else here
+  // (a misnamed folder, a loose file) would never be replayed.
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name == "README.md") continue;
+    INFO("regressions/" << name << " is not a folder named after a fuzz target");
+    CHECK((e.is_directory() &&
+           std::any_of(std::begin(kTargets), std::end(kTargets), [&](const Target& t) { return name == t.name; })));
+  }
+  size_t n = 0;
+  for (const Target& t : kTargets) n += replay("regressions", t.name, t.entry);
+  CHECK(n > 0);  // crash inputs are committed (tests/fuzz/regressions/bundle/)
 }
 
 TEST_CASE("empty and tiny inputs are handled by every reader", "[fuzz]") {

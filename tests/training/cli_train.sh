@@ -5,7 +5,7 @@
 # run of the exported bundle, and the refusal of a truncated checkpoint.
 # usage: cli_train.sh BUILD_DIR   (from the repository root)
 set -eu
-MGC="$1/compiler/cli/mgc"
+MGC="$1/mgc"
 F=tests/training/fixtures
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Golden tests for the CLI's errors: each case runs mgc on bad input and
+# compares "exit code + stderr" with tests/compiler/cli/golden/<case>.txt.
+# Usage: tests/compiler/cli/cli_errors.sh BUILD_DIR [--update]
+# Run from the repository root (messages hold paths relative to it).
+set -uo pipefail
+BUILD=$1
+UPDATE=${2:-}
+MGC=$BUILD/mgc
+GOLDEN=tests/compiler/cli/golden
+TMP=$BUILD/tests/compiler/cli/tmp
+rm -rf "$TMP" && mkdir -p "$TMP" "$GOLDEN"
+D=tests/compiler/cli/data
+
+# Fixtures made from the shipped example: a good bundle, a truncated one,
+# one with a flipped byte.
+"$MGC" compile examples/cnn.onnx -o "$TMP/cnn.mgb" -q || { echo "cannot compile the example"; exit 1; }
+head -c 1000 "$TMP/cnn.mgb" > "$TMP/truncated.mgb"
+cp "$TMP/cnn.mgb" "$TMP/flipped.mgb"
+printf '\xff' | dd of="$TMP/flipped.mgb" bs=1 seek=200 conv=notrunc status=none
+echo "hello" > "$TMP/not_a_dir"
+
+cases=(
+  "compile_missing_file|compile no/such/model.onnx -o $TMP/x.mgb"
+  "compile_not_onnx|compile $D/not_onnx.onnx -o $TMP/x.mgb"
+  "compile_unsupported_ops|compile $D/unsupported.onnx -o $TMP/x.mgb"
+  "compile_opset_out_of_range|compile $D/opset30.onnx -o $TMP/x.mgb"
+  "compile_output_not_writable|compile examples/cnn.onnx -o $TMP/not_a_dir/x.mgb -q"
+  "run_missing_bundle|run no/such/model.mgb"
+  "run_truncated_bundle|run $TMP/truncated.mgb --input x=examples/cnn_input.npy"
+  "run_flipped_byte|run $TMP/flipped.mgb --input x=examples/cnn_input.npy"
+  "run_wrong_input_name|run $TMP/cnn.mgb --input y=examples/cnn_input.npy"
+  "run_missing_input|run $TMP/cnn.mgb"
+  "run_wrong_shape|run $TMP/cnn.mgb --input x=$D/x_wrong_shape.npy"
+  "run_wrong_dtype|run $TMP/cnn.mgb --input x=$D/x_wrong_dtype.npy"
+  "run_bad_npy|run $TMP/cnn.mgb --input x=$D/not_onnx.onnx"
+  "run_output_dir_not_writable|run $TMP/cnn.mgb --input x=examples/cnn_input.npy --output-dir $TMP/not_a_dir/out"
+  "inspect_not_a_bundle|inspect $D/not_onnx.onnx"
+  "unknown_command|frobnicate"
+)
+
+fail=0
+for c in "${cases[@]}"; do
+  name=${c%%|*}
+  args=${c#*|}
+  # shellcheck disable=SC2086
+  err=$("$MGC" $args 2>&1 >/dev/null)
+  rc=$?
+  got=$(printf 'exit: %s\n%s\n' "$rc" "$err" | sed "s#$TMP#TMP#g")
+  if [[ $UPDATE == --update ]]; then
+    printf '%s\n' "$got" > "$GOLDEN/$name.txt"
+    continue
+  fi
+  if ! diff -u "$GOLDEN/$name.txt" <(printf '%s\n' "$got") > "$TMP/$name.diff"; then
+    echo "FAIL $name"; cat "$TMP/$name.diff"; fail=1
+  else
+    echo "ok   $name"
+  fi
+done
+
+# No Vulkan device at all: the loader finds no driver.
+err=$(VK_ICD_FILENAMES=/nonexistent.json VK_DRIVER_FILES=/nonexistent.json "$MGC" run "$TMP/cnn.mgb" --input x=examples/cnn_input.npy 2>&1 >/dev/null)
+rc=$?
+if [[ $rc != 3 ]]; then echo "FAIL no_device: exit $rc: $err"; fail=1; else echo "ok   no_device ($err)"; fi
+
+# Determinism: the same model and flags give a byte-identical bundle.
+"$MGC" compile examples/cnn.onnx -o "$TMP/again.mgb" -q
+if cmp -s "$TMP/cnn.mgb" "$TMP/again.mgb"; then echo "ok   deterministic"; else echo "FAIL deterministic"; fail=1; fi
+exit $fail

@@ -1,0 +1,169 @@
+// State in the IR and the pieces around it: text form round trip, verify,
+// memory planning, optimizer and training-program construction, export of an
+// inference bundle, and safetensors on hostile input.
+#include <catch2/catch.hpp>
+#include <cstring>
+
+#include "compiler/bundle_export.h"
+#include "compiler/ir/eval.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "formats/safetensors.h"
+#include "passes/memory_plan.h"
+#include "passes/passes.h"
+#include "tests/training/test_train_util.h"
+
+using namespace mgc;
+using namespace mgc::test;
+
+namespace {
+
+const char* kStateIr = R"(graph @g(%x: f32[2]) {
+  %one = const f32[] dense<1.0>
+  %w = state f32[2] dense<[0.5, -1.0]>
+  %y = mul(%x, %w) : f32[2]
+  %w.next = add(%w, %one) : f32[2]
+  update %w = %w.next
+  return %y
+}
+)";
+
+}  // namespace
+
+TEST_CASE("state values print, parse and verify", "[training][ir]") {
+  Graph g = parseGraph(kStateIr, "state.mgir");
+  ValueId w = g.find("w");
+  REQUIRE(w != kNoValue);
+  CHECK(g.value(w).isState);
+  CHECK_FALSE(g.value(w).isConstant());
+  REQUIRE(g.stateUpdates.size() == 1);
+  CHECK(printGraph(g) == kStateIr);
+  verifyGraph(g);
+  // Passes keep state and its update: nothing folds it, dce keeps the update.
+  constFold(g);
+  deadCodeElim(g);
+  CHECK(printGraph(g) == kStateIr);
+  // The evaluator reads the initial value (or one given by name).
+  HostTensor x(TensorType{DType::F32, {2}});
+  x.as<float>()[0] = 2;
+  x.as<float>()[1] = 3;
+  auto out = evalGraph(g, {{"x", x}});
+  CHECK(out.at("y").as<float>()[1] == -3.0f);
+
+  CHECK_THROWS_WITH(parseGraph("graph @g(%x: f32[2]) {\n update %x = %x\n return %x\n}", "bad.mgir"),
+                    Catch::Contains("is not a state value"));
+}
+
+TEST_CASE("the memory plan keeps state out of the activations arena", "[training][plan]") {
+  Graph g = parseGraph(kStateIr, "state.mgir");
+  MemoryPlanInput in;
+  in.isAlias.assign(g.nodes.size(), false);
+  in.mayRunInPlace.assign(g.nodes.size(), true);
+  MemoryPlan p = planMemory(g, in);
+  CHECK(p.slots[size_t(g.find("w"))].arena == -1);  // the driver places it in the State arena
+  // The new value lives to the end: nothing else may reuse its bytes.
+  const TensorSlot& next = p.slots[size_t(g.find("w.next"))];
+  const TensorSlot& y = p.slots[size_t(g.find("y"))];
+  CHECK(next.arena == 1);
+  CHECK((next.offset + next.size <= y.offset || y.offset + y.size <= next.offset));
+}
+
+TEST_CASE("training program: parameters, frozen, buffers and outputs", "[training]") {
+  TrainOptions to;
+  to.freeze = {"conv.*"};
+  TrainingProgram p = buildTrainingProgram(loadTrainableModel(fixture("cnn_bn.onnx")), to);
+  CHECK(p.frozen == std::vector<std::string>{"conv.weight"});
+  CHECK(p.buffers == std::vector<std::string>{"bn.running_mean", "bn.running_var"});
+  CHECK(p.parameters.size() == 4);
+  CHECK(p.loss == "loss");
+  CHECK(p.trainStep.outputs.size() == 2);
+  CHECK(p.trainStep.find("labels") != kNoValue);
+  CHECK(p.trainStep.value(p.trainStep.find("conv.weight")).isConstant());
+  CHECK(p.infer.value(p.infer.find("bn.running_var")).isState);
+
+  to.freeze = {"nothing*"};
+  CHECK_THROWS_WITH(buildTrainingProgram(loadTrainableModel(fixture("cnn_bn.onnx")), to),
+                    Catch::Contains("matches no parameter"));
+  OptimizerOptions bad;
+  bad.schedule = LrSchedule::Cosine;
+  CHECK_THROWS_WITH(checkOptimizerOptions(bad), Catch::Contains("--total-steps"));
+  CHECK_THROWS_WITH(parseOptimizerKind("adagrad"), Catch::Contains("sgd, adam or adamw"));
+}
+
+TEST_CASE("mgc export: the infer entry point with the checkpoint's weights", "[training][export]") {
+  TrainOptions to;
+  to.optimizer.kind = OptimizerKind::Adam;
+  to.optimizer.lr = 1e-2;
+  std::vector<uint8_t> trainBundle = compileTraining(loadTrainableModel(fixture("cnn_bn.onnx")), "cnn", to).compile.bundle;
+  mgb::npy::Array x = loadNpy(fixture("cnn_bn_x.npy")), labels = loadNpy(fixture("cnn_bn_labels.npy"));
+  const std::string ck = "build-test-export.safetensors";
+  std::vector<float> trained(4 * 5), exported(4 * 5);
+  {
+    TrainModel m(trainBundle);
+    m.steps(x, labels, 0, 5);
+    REQUIRE(mgrt_model_save_state(m.model, ck.c_str()) == MGRT_OK);
+    mgrt_session* infer = nullptr;
+    REQUIRE(mgrt_session_create(m.model, "infer", &infer) == MGRT_OK);
+    REQUIRE(mgrt_session_set_input(infer, "x", x.data.data(), 4 * 64 * 4) == MGRT_OK);
+    REQUIRE(mgrt_session_run(infer) == MGRT_OK);
+    REQUIRE(mgrt_session_get_output(infer, "logits", trained.data(), trained.size() * 4) == MGRT_OK);
+    mgrt_session_destroy(infer);
+  }
+  std::vector<uint8_t> ckpt;
+  std::string err;
+  REQUIRE(safetensors::readFile(ck, &ckpt, &err));
+  ExportStats st;
+  std::vector<uint8_t> bundle = exportInferenceBundle(trainBundle, ckpt, ck, "infer", &st);
+  mgrt_model* model = nullptr;
+  REQUIRE(mgrt_model_load(gpu(), bundle.data(), bundle.size(), &model) == MGRT_OK);
+  CHECK(mgrt_model_entry_point_count(model) == 1);
+  CHECK(mgrt_model_state_count(model) == 0);
+  mgrt_session* s = nullptr;
+  REQUIRE(mgrt_session_create(model, "infer", &s) == MGRT_OK);
+  REQUIRE(mgrt_session_set_input(s, "x", x.data.data(), 4 * 64 * 4) == MGRT_OK);
+  REQUIRE(mgrt_session_run(s) == MGRT_OK);
+  REQUIRE(mgrt_session_get_output(s, "logits", exported.data(), exported.size() * 4) == MGRT_OK);
+  CHECK(exported == trained);  // same kernels, same weights: bit-identical
+  mgrt_session_destroy(s);
+  mgrt_model_destroy(model);
+  std::remove(ck.c_str());
+
+  ckpt.resize(ckpt.size() - 8);
+  CHECK_THROWS_WITH(exportInferenceBundle(trainBundle, ckpt, ck), Catch::Contains("truncated"));
+}
+
+TEST_CASE("safetensors: round trip and hostile headers", "[training][safetensors]") {
+  std::vector<float> a{1, 2, 3, 4, 5, 6};
+  std::vector<uint8_t> f = safetensors::serialize({{"a.b", "F32", {2, 3}, a.data(), 24}}, {{"k", "v\"q"}});
+  safetensors::Header h;
+  std::string err;
+  REQUIRE(safetensors::parseHeader(f.data(), f.size(), &h, &err));
+  REQUIRE(h.tensors.size() == 1);
+  CHECK(h.tensors[0].shape == std::vector<int64_t>{2, 3});
+  CHECK(h.metadata.at("k") == "v\"q");
+  CHECK(h.dataOffset % 8 == 0);
+
+  auto bad = [&](const std::string& json, const char* why) {
+    std::vector<uint8_t> b(8 + json.size() + 24, 0);
+    uint64_t n = json.size();
+    std::memcpy(b.data(), &n, 8);
+    std::memcpy(b.data() + 8, json.data(), json.size());
+    safetensors::Header hh;
+    std::string e;
+    INFO(json);
+    CHECK_FALSE(safetensors::parseHeader(b.data(), b.size(), &hh, &e));
+    CHECK_THAT(e, Catch::Contains(why));
+  };
+  bad(R"({"t":{"dtype":"F32","shape":[2,3],"data_offsets":[0,28]}})", "'t'");
+  bad(R"({"t":{"dtype":"F32","shape":[100],"data_offsets":[0,400]}})", "truncated");
+  bad(R"({"t":{"dtype":"X9","shape":[1],"data_offsets":[0,4]}})", "unknown dtype");
+  bad(R"({"t":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", "bad dimension");
+  bad(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[8,4]}})", "end before");
+  bad(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"u":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+      "overlaps");
+  bad(R"({"t":[[[[[[[[[[[[1]]]]]]]]]]]]})", "too deep");
+  bad(R"({"t":{"dtype":"F32","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,4]}})", "too large");
+  bad(R"({"t": "unterminated)", "not valid JSON");
+  std::vector<uint8_t> huge(16, 0xff);
+  CHECK_FALSE(safetensors::parseHeader(huge.data(), huge.size(), &h, &err));
+}
