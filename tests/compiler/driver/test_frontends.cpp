@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kOnnx = "examples/cnn.onnx";
-const std::string kTextIr = "tests/passes/canonicalize_batchnorm.mgir";
+const std::string kTextIr = "tests/passes/graph/canonicalize_batchnorm.mgir";
 
 struct TempDir {
   fs::path dir = fs::temp_directory_path() / ("mgc_frontends_" + std::to_string(::getpid()));
