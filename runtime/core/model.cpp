@@ -29,7 +29,8 @@ mgrt_status createPipelines(mgrt_model* m) {
   for (uint32_t i = 0; i < b.kernels()->size(); ++i) {
     const mgb::Kernel& k = *b.kernels()->Get(i);
     const std::string what = label("kernel", i, k.name());
-    MGRT_TRY(vk::createKernelPipeline(&m->ctx->device, k.spirv()->data(), k.spirv()->size(),
+    const mgb::KernelVariant& v = *k.variants()->Get(m->bundle.variant[i]);  // chosen when verified
+    MGRT_TRY(vk::createKernelPipeline(&m->ctx->device, v.spirv()->data(), v.spirv()->size(),
                                       k.num_bindings(), what.c_str(), &m->pipelines[i]));
   }
   return MGRT_OK;

@@ -4,6 +4,7 @@
 
 #include "runtime/core/dtype.h"
 #include "runtime/core/objects.h"
+#include "runtime/core/variant_select.h"
 #include "runtime/core/status.h"
 
 using namespace mgrt;
@@ -72,7 +73,9 @@ vk::SessionPlan makePlan(const mgrt_session* s, uint32_t entryIndex) {
     if (d.bindings())  // absent when the kernel has no tensor bindings
       for (const mgb::BufferRange* r : *d.bindings())
         p.bindings.push_back({arenaBuffer(s, r->arena()), r->offset(), r->size()});
-    for (int a = 0; a < 3; ++a) p.groups[a] = d.groups()->Get(a);
+    const mgb::Kernel& k = *m->bundle.manifest->kernels()->Get(d.kernel());
+    // Verified: the chosen variant's grid fits the device.
+    (void)dispatchGroups(k, m->bundle.variant[d.kernel()], d, "", p.groups);
     p.barrier = d.barrier();
     plan.dispatches.push_back(std::move(p));
   }

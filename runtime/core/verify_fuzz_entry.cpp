@@ -8,6 +8,7 @@
 
 #include "runtime/core/dtype.h"
 #include "runtime/core/status.h"
+#include "runtime/core/variant_select.h"
 #include "runtime/core/verify.h"
 
 namespace mgrt {
@@ -57,7 +58,8 @@ mgrt_status packParams(const mgb::Bundle& b, uint64_t align) {
 
 // session.cpp's describeIo + makePlan, host half: every index and range the
 // recorded command buffer would use, re-checked against the manifest.
-mgrt_status planSession(const mgb::Bundle& b, const mgb::EntryPoint& e) {
+mgrt_status planSession(const VerifiedBundle& vb, const mgb::EntryPoint& e) {
+  const mgb::Bundle& b = *vb.manifest;
   uint64_t staging = 0;
   for (const auto* list : {e.inputs(), e.outputs()}) {
     if (!list) continue;
@@ -84,7 +86,9 @@ mgrt_status planSession(const mgb::Bundle& b, const mgb::EntryPoint& e) {
       if (r->offset() > arena || r->size() > arena - r->offset())
         return fail(MGRT_DEVICE_ERROR, "dry run: a binding escapes its arena");
     }
-    for (int a = 0; a < 3; ++a) (void)d->groups()->Get(uint32_t(a));
+    uint32_t groups[3];
+    if (dispatchGroups(*b.kernels()->Get(d->kernel()), vb.variant[d->kernel()], *d, "dry run", groups) != MGRT_OK)
+      return fail(MGRT_DEVICE_ERROR, "dry run: a verified dispatch has no grid");
   }
   return MGRT_OK;
 }
@@ -102,7 +106,7 @@ mgrt_status dryRunLoad(const uint8_t* data, size_t size, const DeviceLimits& lim
     MGRT_TRY(verifyBundle(data, size, limits, &vb));
     const mgb::Bundle& b = *vb.manifest;
     MGRT_TRY(packParams(b, std::max<uint64_t>(limits.minStorageBufferOffsetAlignment, 16)));
-    for (const mgb::EntryPoint* e : *b.entry_points()) MGRT_TRY(planSession(b, *e));
+    for (const mgb::EntryPoint* e : *b.entry_points()) MGRT_TRY(planSession(vb, *e));
     return MGRT_OK;
   } catch (const std::bad_alloc&) {
     return fail(MGRT_OUT_OF_MEMORY, "out of host memory");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/core/status.h"
+#include "runtime/vulkan/features.h"
 
 namespace mgrt {
 namespace vk {
@@ -77,7 +78,10 @@ mgrt_status createDevice(const mgrt_context_options& opts, Device* d) {
   vkGetPhysicalDeviceFeatures(d->physical, &supported);
   enabled.robustBufferAccess = supported.robustBufferAccess;
 
-  std::vector<const char*> extensions;
+  // Optional features for kernel variants (features.cpp).
+  FeatureChain chain;
+  chooseFeatures(d, opts.disable_features, enabled, &chain);
+  std::vector<const char*> extensions = chain.extensions;
   if (hasDeviceExtension(d->physical, "VK_KHR_portability_subset"))
     extensions.push_back("VK_KHR_portability_subset");  // required where offered
 
@@ -85,7 +89,10 @@ mgrt_status createDevice(const mgrt_context_options& opts, Device* d) {
   info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
-  info.pEnabledFeatures = &enabled;
+  if (chain.useFeatures2)
+    info.pNext = &chain.features2;
+  else
+    info.pEnabledFeatures = &enabled;
   info.enabledExtensionCount = uint32_t(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
   const VkResult r = vkCreateDevice(d->physical, &info, nullptr, &d->device);
