@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "kernels/lower.h"
-#include "kernels/registry.h"
+#include "kernels/kernel_entry.h"
 #include "passes/schedule.h"
 
 namespace mgc {
@@ -82,13 +82,7 @@ uint32_t BundleBuilder::kernelIndex(const DispatchPlan& p) {
   if (inserted) {
     const KernelBinary* kb = findKernel(p.kernel);
     if (!kb) throw Error(source_ + ": node '" + p.node + "': no kernel named '" + p.kernel + "'");
-    mgb::KernelEntry ke;
-    ke.name = kb->name;
-    ke.spirv.assign(kb->spirv, kb->spirv + kb->spirvWords);
-    ke.msl = kb->msl;
-    for (int i = 0; i < 3; ++i) ke.localSize[i] = kb->localSize[i];
-    ke.numBindings = kb->numBindings;
-    spec_.kernels.push_back(std::move(ke));
+    spec_.kernels.push_back(kernelEntry(*kb));
   }
   return it->second;
 }
@@ -171,6 +165,7 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     d.params = p.params;
     d.node = p.node;
     for (int i = 0; i < 3; ++i) d.groups[i] = p.groups[i];
+    d.items = p.items;
     DispatchAccess acc;
     for (size_t b = 0; b < p.bindings.size(); ++b) {
       mgb::RangeEntry r = rangeOf(p.bindings[b], p.node);

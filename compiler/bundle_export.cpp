@@ -175,10 +175,21 @@ std::vector<uint8_t> exportInferenceBundle(const std::vector<uint8_t>& file, con
         const mgb::Kernel& k = *b.kernels()->Get(d->kernel());
         mgb::KernelEntry ke;
         ke.name = k.name() ? k.name()->str() : "";
-        if (k.spirv()) ke.spirv.assign(k.spirv()->begin(), k.spirv()->end());
-        ke.msl = k.msl() ? k.msl()->str() : "";
-        for (uint32_t a = 0; a < 3 && k.local_size() && a < k.local_size()->size(); ++a) ke.localSize[a] = k.local_size()->Get(a);
         ke.numBindings = k.num_bindings();
+        if (k.variants())
+          for (const mgb::KernelVariant* v : *k.variants()) {
+            mgb::KernelVariantEntry ve;
+            ve.tag = v->tag() ? v->tag()->str() : "";
+            if (v->spirv()) ve.spirv.assign(v->spirv()->begin(), v->spirv()->end());
+            ve.msl = v->msl() ? v->msl()->str() : "";
+            for (uint32_t a = 0; a < 3 && v->local_size() && a < v->local_size()->size(); ++a)
+              ve.localSize[a] = v->local_size()->Get(a);
+            ve.features = uint32_t(v->features());
+            ve.subgroupSize = v->subgroup_size();
+            if (v->cooperative_matrix())
+              ve.cooperativeMatrix.assign(v->cooperative_matrix()->begin(), v->cooperative_matrix()->end());
+            ke.variants.push_back(std::move(ve));
+          }
         spec.kernels.push_back(std::move(ke));
       }
       mgb::DispatchEntry de;
@@ -192,6 +203,7 @@ std::vector<uint8_t> exportInferenceBundle(const std::vector<uint8_t>& file, con
           de.bindings.push_back(re);
         }
       for (uint32_t a = 0; a < 3 && d->groups() && a < d->groups()->size(); ++a) de.groups[a] = d->groups()->Get(a);
+      de.items = d->items();
       de.barrier = d->barrier();
       de.node = d->node() ? d->node()->str() : "";
       e.dispatches.push_back(std::move(de));

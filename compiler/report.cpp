@@ -32,7 +32,8 @@ void ReportBuilder::recordBundle(const mgb::BundleSpec& spec, size_t fileBytes, 
   fileBytes_ = fileBytes;
   weightsBytes_ = spec.weights.size();
   kernels_ = int(spec.kernels.size());
-  for (const auto& k : spec.kernels) spirvBytes_ += k.spirv.size() * 4, mslBytes_ += k.msl.size();
+  for (const auto& k : spec.kernels)
+    for (const auto& v : k.variants) spirvBytes_ += v.spirv.size() * 4, mslBytes_ += v.msl.size();
   barriers_ = barriers;
 }
 

@@ -9,7 +9,7 @@
 namespace mgb {
 
 constexpr char kMagic[4] = {'M', 'G', 'B', '\x1a'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: kernel variants, Dispatch.items
 constexpr uint64_t kWeightsAlign = 64;   // weight section alignment in the file
 constexpr uint64_t kTensorAlign = 256;   // tensor offsets inside arenas
 constexpr size_t kHeaderSize = 64;

@@ -13,11 +13,16 @@ namespace {
 uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 flatbuffers::Offset<Kernel> buildKernel(flatbuffers::FlatBufferBuilder& fbb, const KernelEntry& k) {
-  const uint64_t hash =
-      fnv1a(reinterpret_cast<const uint8_t*>(k.spirv.data()), k.spirv.size() * sizeof(uint32_t));
-  std::vector<uint32_t> localSize(k.localSize, k.localSize + 3);
-  return CreateKernelDirect(fbb, k.name.c_str(), hash, &k.spirv, k.msl.c_str(), &localSize,
-                            k.numBindings);
+  std::vector<flatbuffers::Offset<KernelVariant>> variants;
+  for (const KernelVariantEntry& v : k.variants) {
+    const uint64_t hash =
+        fnv1a(reinterpret_cast<const uint8_t*>(v.spirv.data()), v.spirv.size() * sizeof(uint32_t));
+    std::vector<uint32_t> localSize(v.localSize, v.localSize + 3);
+    variants.push_back(CreateKernelVariantDirect(fbb, v.tag.c_str(), hash, &v.spirv, v.msl.c_str(), &localSize,
+                                                 static_cast<Feature>(v.features), v.subgroupSize,
+                                                 &v.cooperativeMatrix));
+  }
+  return CreateKernelDirect(fbb, k.name.c_str(), k.numBindings, &variants);
 }
 
 flatbuffers::Offset<Dispatch> buildDispatch(flatbuffers::FlatBufferBuilder& fbb,
@@ -27,7 +32,7 @@ flatbuffers::Offset<Dispatch> buildDispatch(flatbuffers::FlatBufferBuilder& fbb,
   for (const RangeEntry& r : d.bindings) ranges.emplace_back(r.arena, r.offset, r.size);
   std::vector<uint32_t> groups(d.groups, d.groups + 3);
   return CreateDispatchDirect(fbb, d.kernel, &d.params, &ranges, &groups, d.barrier,
-                              d.node.c_str());
+                              d.node.c_str(), d.items);
 }
 
 std::vector<uint8_t> buildManifest(const BundleSpec& spec) {

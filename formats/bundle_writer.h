@@ -8,12 +8,21 @@
 
 namespace mgb {
 
-struct KernelEntry {
-  std::string name;
+// One compiled form of a kernel (mgb.fbs KernelVariant).
+struct KernelVariantEntry {
+  std::string tag;
   std::vector<uint32_t> spirv;
   std::string msl;
   uint32_t localSize[3] = {1, 1, 1};
+  uint32_t features = 0;  // mgb::Feature bits
+  uint32_t subgroupSize = 0;
+  std::vector<uint32_t> cooperativeMatrix;  // M, N, K or empty
+};
+
+struct KernelEntry {
+  std::string name;
   uint32_t numBindings = 0;
+  std::vector<KernelVariantEntry> variants;  // in order of preference
 };
 
 struct ArenaEntry {
@@ -41,6 +50,7 @@ struct DispatchEntry {
   std::vector<uint32_t> params;
   std::vector<RangeEntry> bindings;
   uint32_t groups[3] = {1, 1, 1};
+  uint64_t items = 0;  // > 0: groups derive from the chosen variant's local size
   bool barrier = true;
   std::string node;
 };

@@ -14,6 +14,9 @@ struct DispatchPlan {
   std::vector<uint32_t> params;     // parameter block (binding 0)
   std::vector<ValueId> bindings;    // whole tensors for bindings 1..n, in order
   uint32_t groups[3] = {1, 1, 1};
+  // > 0: one invocation per item; the runtime derives the grid from the
+  // chosen kernel variant's local size (`groups` is the portable one's).
+  uint64_t items = 0;
   std::string node;                 // IR node name
   // The last `numWritten` bindings are written by the dispatch; the others
   // are only read. The scheduler places barriers from this.

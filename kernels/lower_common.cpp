@@ -3,6 +3,9 @@
 #include <cstring>
 #include <limits>
 
+#include "formats/grid.h"
+#include "kernels/registry.h"
+
 namespace mgc::kern {
 
 void fail(const Node& n, const std::string& why) {
@@ -36,19 +39,22 @@ DispatchPlan makePlan(const Node& n, const char* kernel) {
 }
 
 void setGroupGrid(DispatchPlan& d, const Node& n, uint64_t count) {
-  uint64_t gx = count < kMaxGroups ? count : kMaxGroups;
-  if (gx == 0) gx = 1;
-  uint64_t gy = (count + gx - 1) / gx;
-  if (gy > kMaxGroups) fail(n, "needs " + std::to_string(count) + " workgroups, more than a 2-D grid holds");
-  d.groups[0] = uint32_t(gx);
-  d.groups[1] = uint32_t(gy == 0 ? 1 : gy);
-  d.groups[2] = 1;
+  if (!mgb::groupGrid(count, d.groups))
+    fail(n, "needs " + std::to_string(count) + " workgroups, more than a 2-D grid holds");
 }
 
-void setItemGrid(DispatchPlan& d, const Node& n, uint64_t items, uint32_t localSize) {
+void setItemGrid(DispatchPlan& d, const Node& n, uint64_t items) {
   if (items > std::numeric_limits<uint32_t>::max())
     fail(n, std::to_string(items) + " elements exceed the 32-bit index space of the kernels");
-  setGroupGrid(d, n, (items + localSize - 1) / localSize);
+  const KernelBinary* k = findKernel(d.kernel);
+  if (!k) fail(n, "no kernel named '" + d.kernel + "'");
+  // Every variant's grid must fit (the runtime derives the grid of the
+  // variant it picks); `groups` records the portable variant's.
+  for (size_t v = 0; v < k->variantCount; ++v)
+    if (!mgb::itemGrid(items, k->variants[v].localSize, d.groups))
+      fail(n, std::to_string(items) + " items need more workgroups than a 2-D grid holds");
+  mgb::itemGrid(items, k->portable().localSize, d.groups);
+  d.items = items;  // 0: a fixed grid of one group
 }
 
 std::vector<int64_t> rowMajorStrides(const Shape& s) {

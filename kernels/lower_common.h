@@ -5,11 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "formats/grid.h"
 #include "kernels/lower.h"
 
 namespace mgc::kern {
 
-constexpr uint32_t kMaxGroups = 65535;
+constexpr uint32_t kMaxGroups = mgb::kMaxGridDim;
 
 [[noreturn]] void fail(const Node& n, const std::string& why);
 
@@ -23,9 +24,11 @@ uint32_t f32Bits(double v);
 DispatchPlan makePlan(const Node& n, const char* kernel);
 
 // Grid for kernels that give one invocation to each of `items` items and
-// index them with common.glsl's linearInvocation(): a 2-D grid of
-// ceil(items / localSize) workgroups, x <= 65535.
-void setItemGrid(DispatchPlan& d, const Node& n, uint64_t items, uint32_t localSize);
+// index them with common.glsl's linearInvocation(): DispatchPlan::items,
+// and `groups` = a 2-D grid of ceil(items / local size) workgroups, x <=
+// 65535, for the portable variant's reflected local size (d.kernel must be
+// set). The runtime derives the grid of the variant it picks the same way.
+void setItemGrid(DispatchPlan& d, const Node& n, uint64_t items);
 // Grid for kernels that give one workgroup to each of `count` items and
 // index them with linearGroup().
 void setGroupGrid(DispatchPlan& d, const Node& n, uint64_t count);

@@ -46,7 +46,7 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   d.bindings = {n.inputs[0], n.inputs[1], hasBias ? n.inputs[2] : n.inputs[1], n.outputs[0]};
   appendEpilogue(g, n, d, n.inputs[0]);
   if (!gemm) {
-    setItemGrid(d, n, uint64_t(numel(y)), 256);
+    setItemGrid(d, n, uint64_t(numel(y)));
     return {d};
   }
   // Images fold into the pixel axis: N*OH*OW columns.
@@ -65,7 +65,7 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   zero.params = {u32(n, numel(y), "output size"), d.params[4], u32(n, y[2] * y[3], "pixels"), d.params[16], 0};
   zero.bindings = {d.bindings[2], n.outputs[0]};
   appendEpilogue(g, n, zero, n.inputs[0]);
-  setItemGrid(zero, n, uint64_t(numel(y)), 256);
+  setItemGrid(zero, n, uint64_t(numel(y)));
   DispatchPlan finish = zero;
   finish.params[4] = 1;
   DispatchPlan split = makePlan(n, "conv2d_splitk");
@@ -93,7 +93,7 @@ std::vector<DispatchPlan> lowerPool(const Graph& g, const Node& n) {
               avg && n.i("count_include_pad", 0) ? 1u : 0u};
   u32(n, std::max(numel(x), numel(y)), "tensor size");
   d.bindings = {n.inputs[0], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(numel(y)), 256);
+  setItemGrid(d, n, uint64_t(numel(y)));
   return {d};
 }
 

@@ -54,7 +54,7 @@ DispatchPlan copyPlan(const Node& n, std::vector<CopyDim> dims, ValueId in, Valu
     q[5] = u32(n, c.inStride, "stride");
   }
   d.bindings = {in, out};
-  setItemGrid(d, n, uint64_t(count), 256);
+  setItemGrid(d, n, uint64_t(count));
   return d;
 }
 
@@ -135,7 +135,7 @@ std::vector<DispatchPlan> lowerGather(const Graph& g, const Node& n) {
   d.params = {u32(n, count, "element count"), u32(n, data.at(axis), "axis dim"), u32(n, inner, "inner size"),
               u32(n, inType(g, n, 1).numel(), "index count")};
   d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(count), 256);
+  setItemGrid(d, n, uint64_t(count));
   return {d};
 }
 

@@ -15,7 +15,7 @@ std::vector<DispatchPlan> lowerDropoutMask(const Graph& g, const Node& n) {
   d.params = {u32(n, count, "element count"), dropout::pcg(u32(n, n.i("seed", 0), "seed")),
               dropout::threshold(ratio), f32Bits(double(dropout::scale(ratio)))};
   d.bindings = {n.inputs[0], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(count), 256);
+  setItemGrid(d, n, uint64_t(count));
   return {d};
 }
 

@@ -19,7 +19,7 @@ std::vector<DispatchPlan> lowerGatherElements(const Graph& g, const Node& n) {
               u32(n, inType(g, n, 1).shape.at(axis), "index count")};
   i32(n, numel(data), "data size");
   d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(count), 256);
+  setItemGrid(d, n, uint64_t(count));
   return {d};
 }
 
@@ -43,7 +43,7 @@ std::vector<DispatchPlan> lowerScatterElements(const Graph& g, const Node& n) {
               isFloat(dt) ? 0u : 1u};
   i32(n, std::max(count, inType(g, n, 1).numel()), "tensor size");
   d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(count), 256);
+  setItemGrid(d, n, uint64_t(count));
   return {d};
 }
 

@@ -48,7 +48,7 @@ std::vector<DispatchPlan> lowerFusedEltwise(const Graph& g, const Node& n) {
   for (int k = 0; k < EltwiseProgram::kMaxInputs; ++k)
     d.bindings.push_back(n.inputs[size_t(k) < n.inputs.size() ? size_t(k) : 0]);  // unused slots repeat input 0
   d.bindings.push_back(n.outputs[0]);
-  setItemGrid(d, n, uint64_t(outType(g, n).numel()), 256);
+  setItemGrid(d, n, uint64_t(outType(g, n).numel()));
   return {d};
 }
 

@@ -26,7 +26,7 @@ std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n) {
               wantInput ? 0u : 1u};
   i32(n, std::max({numel(x), numel(w), numel(dy)}), "tensor size");
   d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(numel(out)), 256);
+  setItemGrid(d, n, uint64_t(numel(out)));
   return {d};
 }
 
@@ -47,7 +47,7 @@ std::vector<DispatchPlan> lowerPoolGrad(const Graph& g, const Node& n) {
   i32(n, std::max(numel(x), numel(y)), "tensor size");
   // avg mode never reads binding 1: it gets dy again
   d.bindings = {n.inputs[0], isMax ? n.inputs[1] : n.inputs[0], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(numel(x)), 256);
+  setItemGrid(d, n, uint64_t(numel(x)));
   return {d};
 }
 
@@ -67,7 +67,7 @@ std::vector<DispatchPlan> lowerGatherGrad(const Graph& g, const Node& n) {
               u32(n, numIdx, "index count")};
   u32(n, inType(g, n, 0).numel(), "gradient size");
   d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(numel(s)), 256);
+  setItemGrid(d, n, uint64_t(numel(s)));
   return {d};
 }
 

@@ -13,7 +13,7 @@ void setRowGrid(DispatchPlan& d, const Node& n, int64_t rows, int64_t length) {
   bool groupPerRow = length >= kGroupPerRowFrom || (rows <= 1024 && length >= 16);
   d.params[4] = groupPerRow ? 1 : 0;
   if (groupPerRow) setGroupGrid(d, n, uint64_t(rows));
-  else setItemGrid(d, n, uint64_t(rows), 128);
+  else setItemGrid(d, n, uint64_t(rows));
 }
 
 }  // namespace
@@ -62,7 +62,7 @@ std::vector<DispatchPlan> lowerBatchNorm(const Graph& g, const Node& n) {
   d.params = {u32(n, numel(x), "element count"), u32(n, C, "channels"), u32(n, inner, "inner size"),
               f32Bits(n.f("epsilon", 1e-5))};
   d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], n.inputs[3], n.inputs[4], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(numel(x)), 256);
+  setItemGrid(d, n, uint64_t(numel(x)));
   return {d};
 }
 

@@ -35,7 +35,7 @@ DispatchPlan reducePlan(const Graph& g, const Node& n, const std::vector<bool>& 
   u32(n, numel(x), "input size");
   d.bindings = {n.inputs[0], n.outputs[0]};
   if (groupPerOutput) setGroupGrid(d, n, uint64_t(outCount));
-  else setItemGrid(d, n, uint64_t(outCount), 128);
+  else setItemGrid(d, n, uint64_t(outCount));
   return d;
 }
 

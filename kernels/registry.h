@@ -1,5 +1,8 @@
 // The kernel library: GLSL compute kernels compiled to SPIR-V (validated)
-// and translated to MSL when mgc is built, embedded in the binary.
+// and translated to MSL when mgc is built, embedded in the binary. A kernel
+// family has one or more variants (kernels/CMakeLists.txt: `mgc-variant`
+// lines) sharing its parameter block and bindings; the last one is the
+// portable build that needs no optional device feature.
 #pragma once
 
 #include <cstddef>
@@ -8,13 +11,22 @@
 
 namespace mgc {
 
-struct KernelBinary {
-  const char* name;
+struct KernelVariantBinary {
+  const char* tag;  // "portable" for the plain build
   const uint32_t* spirv;
   size_t spirvWords;
   const char* msl;
-  uint32_t localSize[3];
+  uint32_t localSize[3];  // reflected from the module
+  uint32_t features;      // mgb::Feature bits it needs
+  uint32_t subgroupSize;  // 0 = any
+};
+
+struct KernelBinary {
+  const char* name;
   uint32_t numBindings;  // tensor bindings 1..n (binding 0 is params)
+  const KernelVariantBinary* variants;  // in order of preference
+  size_t variantCount;                  // >= 1
+  const KernelVariantBinary& portable() const { return variants[variantCount - 1]; }
 };
 
 // nullptr if no such kernel.

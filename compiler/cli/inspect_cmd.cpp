@@ -9,6 +9,7 @@
 
 #include "compiler/cli/commands.h"
 #include "formats/bundle_layout.h"
+#include "formats/features.h"
 #include "formats/mgb_generated.h"
 
 namespace mgc {
@@ -89,11 +90,16 @@ int inspectMain(int argc, char** argv) {
   if (b->kernels()) {
     std::printf("kernels (%u):\n", b->kernels()->size());
     for (auto* k : *b->kernels()) {
-      auto* ls = k->local_size();
-      std::printf("  %-16s SPIR-V %6u bytes, MSL %6u bytes, local size %u,%u,%u, %u bindings\n",
-                  k->name() ? k->name()->c_str() : "?", k->spirv() ? k->spirv()->size() * 4 : 0,
-                  k->msl() ? k->msl()->size() : 0, ls && ls->size() > 0 ? ls->Get(0) : 0,
-                  ls && ls->size() > 1 ? ls->Get(1) : 0, ls && ls->size() > 2 ? ls->Get(2) : 0, k->num_bindings());
+      std::printf("  %-16s %u bindings\n", k->name() ? k->name()->c_str() : "?", k->num_bindings());
+      if (!k->variants()) continue;
+      for (auto* v : *k->variants()) {
+        auto* ls = v->local_size();
+        std::printf("    variant %-10s SPIR-V %6u bytes, MSL %6u bytes, local size %u,%u,%u, needs %s\n",
+                    v->tag() ? v->tag()->c_str() : "?", v->spirv() ? v->spirv()->size() * 4 : 0,
+                    v->msl() ? v->msl()->size() : 0, ls && ls->size() > 0 ? ls->Get(0) : 0,
+                    ls && ls->size() > 1 ? ls->Get(1) : 0, ls && ls->size() > 2 ? ls->Get(2) : 0,
+                    mgb::featureNames(uint32_t(v->features())).c_str());
+      }
     }
   }
   auto tensorLine = [&](uint32_t ti) {
@@ -117,9 +123,11 @@ int inspectMain(int argc, char** argv) {
         if (b->kernels() && d->kernel() < b->kernels()->size() && b->kernels()->Get(d->kernel())->name())
           kname = b->kernels()->Get(d->kernel())->name()->c_str();
         auto* g = d->groups();
-        std::printf("  %4u %s%-14s groups %u,%u,%u  node %s\n", i, d->barrier() ? "| " : "  ", kname,
+        std::printf("  %4u %s%-14s groups %u,%u,%u%s  node %s\n", i, d->barrier() ? "| " : "  ", kname,
                     g && g->size() > 0 ? g->Get(0) : 0, g && g->size() > 1 ? g->Get(1) : 0,
-                    g && g->size() > 2 ? g->Get(2) : 0, d->node() ? d->node()->c_str() : "?");
+                    g && g->size() > 2 ? g->Get(2) : 0,
+                    d->items() ? (" (" + std::to_string(d->items()) + " items)").c_str() : "",
+                    d->node() ? d->node()->c_str() : "?");
       }
     }
   }

@@ -28,7 +28,7 @@ RunnerError Runner::fail(mgrt_status s, const std::string& what) const {
 
 RunnerError Runner::open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation) {
   source_ = source;
-  mgrt_context_options opts{device, validation ? 1 : 0};
+  mgrt_context_options opts{device, validation ? 1 : 0, 0};
   if (mgrt_status s = mgrt_context_create(&opts, &ctx_)) return fail(s, "cannot open a Vulkan device");
   if (mgrt_status s = mgrt_model_load(ctx_, bundle.data(), bundle.size(), &model_)) return fail(s, source);
   if (mgrt_status s = mgrt_session_create(model_, "infer", &session_)) return fail(s, source + ": entry point 'infer'");

@@ -115,7 +115,7 @@ std::string Trainer::fail(mgrt_status s, const std::string& what, int* exitCode)
 
 std::string Trainer::open(const std::string& path, int device, int* exitCode) {
   const char* v = std::getenv("MGRT_VALIDATION");
-  mgrt_context_options opts{device, v && *v == '1' ? 1 : 0};
+  mgrt_context_options opts{device, v && *v == '1' ? 1 : 0, 0};
   if (mgrt_status s = mgrt_context_create(&opts, &ctx_)) return fail(s, "cannot open a Vulkan device", exitCode);
   if (mgrt_status s = mgrt_model_load_file(ctx_, path.c_str(), &model_)) return fail(s, "cannot load bundle", exitCode);
   if (mgrt_status s = mgrt_session_create(model_, "train_step", &trainSession_))

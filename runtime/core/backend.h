@@ -18,21 +18,15 @@
 
 namespace mgrt {
 
-// What kernels may use on this device: supported AND enabled, so a kernel
-// variant that needs a feature can be picked by reading this struct alone.
-// Plain data; false/0 means "not available" (the portable kernel runs).
+// What this device is and what kernels may use on it. `limits` is what
+// bundles are verified and kernel variants chosen against: its `features`
+// (mgb::Feature bits) are supported AND enabled, with the subgroup size,
+// workgroup memory and cooperative-matrix shapes (runtime/core/limits.h).
+// Plain data; 0 means "not available" (the portable kernel runs).
 struct DeviceCaps {
   std::string name;                                   // "llvmpipe (Vulkan 1.3, llvmpipe)"
-  DeviceLimits limits;                                // what bundles are verified against
-  bool fp16Arithmetic = false;                        // 16-bit float math in shaders
-  bool bf16Arithmetic = false;                        // bfloat16 as a shader type
-  bool int8Arithmetic = false;                        // 8-bit integer math in shaders
-  bool storage16Bit = false;                          // 16-bit loads/stores in storage buffers
-  bool storage8Bit = false;                           // 8-bit loads/stores in storage buffers
-  uint32_t subgroupSize = 0;                          // default subgroup size of compute shaders; 0 unknown
+  DeviceLimits limits;
   uint32_t minSubgroupSize = 0, maxSubgroupSize = 0;  // a kernel may require one in range
-  uint64_t maxSharedMemory = 16384;                   // bytes of workgroup-shared memory
-  bool cooperativeMatrix = false;                     // tensor-core style matrix ops in shaders
   bool timestamps = false;                            // gpuMilliseconds() can answer
 };
 

@@ -18,6 +18,16 @@ struct DeviceLimits {
   // Newest SPIR-V version word the device accepts: 1.0 on Vulkan 1.0, 1.3 on
   // 1.1, 1.5 on 1.2, 1.6 on 1.3.
   uint32_t maxSpirvVersion = 0x00010000;
+  // What kernel variants may use (runtime/core/variant_select.cpp): the
+  // optional features (mgb::Feature bits) the device has AND the runtime
+  // enabled, its subgroup size (0 = unknown), workgroup memory, and the
+  // cooperative matrix shapes (M, N, K) it supports with 16-bit inputs.
+  uint32_t features = 0;
+  uint32_t subgroupSize = 0;
+  uint32_t maxSharedMemory = 16384;
+  static constexpr uint32_t kMaxCoopShapes = 8;
+  uint32_t coopShapes[kMaxCoopShapes][3] = {};
+  uint32_t coopShapeCount = 0;
 };
 
 }  // namespace mgrt

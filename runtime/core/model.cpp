@@ -26,14 +26,15 @@ mgrt_status createPipelines(mgrt_model* m) {
   m->pipelines.assign(b.kernels()->size(), nullptr);
   for (uint32_t i = 0; i < b.kernels()->size(); ++i) {
     const mgb::Kernel& k = *b.kernels()->Get(i);
+    const mgb::KernelVariant& v = *k.variants()->Get(m->bundle.variant[i]);  // chosen when verified
     KernelCode code;
-    code.spirv = k.spirv()->data();
-    code.spirvWords = k.spirv()->size();
-    if (k.msl()) {
-      code.msl = k.msl()->c_str();
-      code.mslBytes = k.msl()->size();
+    code.spirv = v.spirv()->data();
+    code.spirvWords = v.spirv()->size();
+    if (v.msl()) {
+      code.msl = v.msl()->c_str();
+      code.mslBytes = v.msl()->size();
     }
-    for (uint32_t a = 0; a < 3; ++a) code.localSize[a] = k.local_size()->Get(a);  // verified: 3 values
+    for (uint32_t a = 0; a < 3; ++a) code.localSize[a] = v.local_size()->Get(a);  // verified: 3 values
     code.numBindings = k.num_bindings();
     const std::string what = label("kernel", i, k.name());
     MGRT_TRY(m->backend->createPipeline(code, what.c_str(), &m->pipelines[i]));

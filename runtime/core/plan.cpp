@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "runtime/core/dtype.h"
+#include "runtime/core/variant_select.h"
 #include "runtime/core/verify.h"
 
 namespace mgrt {
@@ -66,7 +67,8 @@ StatePlan planState(const mgb::Bundle& b) {
   return plan;
 }
 
-SessionPlan planSession(const mgb::Bundle& b, uint32_t entry, const ParamsPlan& params) {
+SessionPlan planSession(const VerifiedBundle& vb, uint32_t entry, const ParamsPlan& params) {
+  const mgb::Bundle& b = *vb.manifest;
   const mgb::EntryPoint& e = *b.entry_points()->Get(entry);
   SessionPlan plan;
   plan.entry = entry;
@@ -95,7 +97,8 @@ SessionPlan planSession(const mgb::Bundle& b, uint32_t entry, const ParamsPlan& 
     p.params = {0, params.offset[entry][j], words ? words * 4 : 16};
     if (d.bindings())  // absent when the kernel has no tensor bindings
       for (const mgb::BufferRange* r : *d.bindings()) p.bindings.push_back({r->arena(), r->offset(), r->size()});
-    for (uint32_t a = 0; a < 3; ++a) p.groups[a] = d.groups()->Get(a);
+    // Verified: the chosen variant's grid exists and fits the device.
+    (void)dispatchGroups(*b.kernels()->Get(d.kernel()), vb.variant[d.kernel()], d, "", p.groups);
     p.barrier = d.barrier();
     plan.dispatches.push_back(std::move(p));
   }

@@ -10,6 +10,7 @@
 
 #include "formats/mgb_generated.h"
 #include "runtime/core/limits.h"
+#include "runtime/core/verify.h"
 
 namespace mgrt {
 
@@ -68,6 +69,7 @@ ParamsPlan planParams(const mgb::Bundle& b, const DeviceLimits& limits);
 // Writes every dispatch's params at its offset; dst holds plan.size bytes, zeroed.
 void packParams(const mgb::Bundle& b, const ParamsPlan& plan, uint8_t* dst);
 StatePlan planState(const mgb::Bundle& b);
-SessionPlan planSession(const mgb::Bundle& b, uint32_t entry, const ParamsPlan& params);
+// Dispatch grids are those of each kernel's chosen variant (vb.variant).
+SessionPlan planSession(const VerifiedBundle& vb, uint32_t entry, const ParamsPlan& params);
 
 }  // namespace mgrt

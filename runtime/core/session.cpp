@@ -42,7 +42,7 @@ WorkList makeWork(const mgrt_session* s) {
 mgrt_status buildSession(mgrt_session* s, uint32_t entryIndex) {
   Backend* be = s->model->backend;
   const mgb::Bundle& b = *s->model->bundle.manifest;
-  s->plan = planSession(b, entryIndex, s->model->paramsPlan);
+  s->plan = planSession(s->model->bundle, entryIndex, s->model->paramsPlan);
   s->arenas.assign(b.arenas()->size(), nullptr);
   std::vector<Buffer*> clear;
   for (uint32_t i : s->plan.arenas) {

@@ -1,6 +1,10 @@
 // A structural walk over a SPIR-V module: enough to refuse garbage before a
 // driver's compiler sees it. Full validation is the compiler's job (spirv-val).
 #include <cstring>
+#include <unordered_map>
+
+#include "formats/features.h"
+#include "formats/mgb_generated.h"
 
 #include "runtime/core/status.h"
 #include "runtime/core/verify.h"
@@ -16,12 +20,53 @@ constexpr uint32_t kExecutionModeLocalSize = 17;
 constexpr uint32_t kOpExtension = 10;
 constexpr uint32_t kOpExtInstImport = 11;
 constexpr uint32_t kOpCapability = 17;
-// The logical device enables no optional features (only robustBufferAccess)
-// and no extensions, so a module may declare only the capabilities every
-// Vulkan compute device has: Matrix (implied by Shader) and Shader. Anything
-// else (Float64, Int64, Int16, ...) would be undefined behaviour in the driver.
-constexpr uint32_t kCapabilityMatrix = 0;
-constexpr uint32_t kCapabilityShader = 1;
+constexpr uint32_t kOpTypeInt = 21;
+constexpr uint32_t kOpTypeFloat = 22;
+constexpr uint32_t kOpTypeVector = 23;
+constexpr uint32_t kOpTypeMatrix = 24;
+constexpr uint32_t kOpTypeArray = 28;
+constexpr uint32_t kOpTypeStruct = 30;
+constexpr uint32_t kOpTypePointer = 32;
+constexpr uint32_t kOpConstant = 43;
+constexpr uint32_t kOpVariable = 59;
+constexpr uint32_t kStorageClassWorkgroup = 4;
+
+// A module may declare the capabilities every Vulkan compute device has
+// (Matrix, Shader) and those its variant's declared features stand for; the
+// runtime picks a variant only if the device has (and the runtime enabled)
+// those features. Anything else (Float64, Int64, Int16, ...) would be
+// undefined behaviour in the driver.
+uint32_t featureForCapability(uint32_t cap) {
+  using F = mgb::Feature;
+  switch (cap) {
+    case 0: case 1: return 0;                                       // Matrix, Shader
+    case 9: return uint32_t(F::Float16);                            // Float16
+    case 39: return uint32_t(F::Int8);                              // Int8
+    case 4433: case 4434: return uint32_t(F::Storage16);            // StorageBuffer16BitAccess, UniformAnd..
+    case 4448: case 4449: return uint32_t(F::Storage8);             // StorageBuffer8BitAccess, UniformAnd..
+    case 5116: case 5117: return uint32_t(F::BFloat16);             // BFloat16TypeKHR, BFloat16DotProductKHR
+    case 61: case 62: case 63: case 64: case 65: return uint32_t(F::Subgroup);  // GroupNonUniform*
+    case 5357: return uint32_t(F::CooperativeMatrixNV);
+    case 6022: return uint32_t(F::CooperativeMatrixKHR);
+    case 5345: return uint32_t(F::CooperativeMatrixKHR);            // VulkanMemoryModel (cooperative matrix kernels)
+    default: return ~0u;                                            // never allowed
+  }
+}
+
+struct ExtensionRule {
+  const char* name;
+  uint32_t anyOf;  // allowed if the variant declares one of these features
+};
+constexpr uint32_t kStorage16 = uint32_t(mgb::Feature::Storage16), kStorage8 = uint32_t(mgb::Feature::Storage8);
+const ExtensionRule kExtensions[] = {
+    {"SPV_KHR_16bit_storage", kStorage16},
+    {"SPV_KHR_8bit_storage", kStorage8},
+    {"SPV_KHR_storage_buffer_storage_class", kStorage16 | kStorage8},
+    {"SPV_KHR_bfloat16", uint32_t(mgb::Feature::BFloat16)},
+    {"SPV_NV_cooperative_matrix", uint32_t(mgb::Feature::CooperativeMatrixNV)},
+    {"SPV_KHR_cooperative_matrix", uint32_t(mgb::Feature::CooperativeMatrixKHR)},
+    {"SPV_KHR_vulkan_memory_model", uint32_t(mgb::Feature::CooperativeMatrixKHR)},
+};
 
 mgrt_status bad(const std::string& what, const std::string& msg) {
   return failMessage(MGRT_INVALID_BUNDLE, what + ": SPIR-V " + msg);
@@ -37,10 +82,38 @@ bool literalEquals(const uint32_t* words, size_t count, const char* s) {
   return std::memcmp(text, s, len) == 0 && text[len] == '\0';
 }
 
+// Bytes of Workgroup-storage variables (shared memory), summing scalar
+// sizes: a lower bound of what the driver allocates, enough to refuse a
+// variant that cannot fit the device. Runs over a structurally sound module.
+uint64_t workgroupBytes(const uint32_t* words, size_t count) {
+  std::unordered_map<uint32_t, uint64_t> size, constant;
+  std::unordered_map<uint32_t, uint32_t> pointee;
+  uint64_t total = 0;
+  auto sizeOf = [&](uint32_t id) { auto it = size.find(id); return it == size.end() ? 0 : it->second; };
+  for (size_t i = 5; i < count;) {
+    const uint32_t n = words[i] >> 16, op = words[i] & 0xffffu;
+    const uint32_t* o = words + i + 1;
+    if ((op == kOpTypeInt || op == kOpTypeFloat) && n >= 3) size[o[0]] = o[1] / 8;
+    if ((op == kOpTypeVector || op == kOpTypeMatrix) && n >= 4) size[o[0]] = sizeOf(o[1]) * o[2];
+    if (op == kOpConstant && n >= 4) constant[o[1]] = o[2];
+    if (op == kOpTypeArray && n >= 4) size[o[0]] = sizeOf(o[1]) * (constant.count(o[2]) ? constant[o[2]] : 0);
+    if (op == kOpTypeStruct && n >= 2) {
+      uint64_t s = 0;
+      for (uint32_t m = 1; m < n - 1; ++m) s += sizeOf(o[m]);
+      size[o[0]] = s;
+    }
+    if (op == kOpTypePointer && n >= 4) pointee[o[0]] = o[2];
+    if (op == kOpVariable && n >= 4 && o[2] == kStorageClassWorkgroup && pointee.count(o[0]))
+      total += sizeOf(pointee[o[0]]);
+    i += n;
+  }
+  return total;
+}
+
 }  // namespace
 
-mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t localSize[3],
-                       const std::string& what) {
+mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t localSize[3], uint32_t features,
+                       const std::string& what, uint64_t* sharedBytes) {
   if (count < 5) return bad(what, "module is shorter than its header");
   if (words[0] != kSpirvMagic) return bad(what, format("magic is 0x%08x, expected 0x%08x", words[0], kSpirvMagic));
   const uint32_t version = words[1];
@@ -55,14 +128,23 @@ mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t local
     if (wordCount == 0) return bad(what, format("instruction at word %zu has word count 0", i));
     if (wordCount > count - i)
       return bad(what, format("instruction at word %zu runs past the end of the module", i));
-    if (opcode == kOpCapability && wordCount >= 2 && words[i + 1] != kCapabilityMatrix &&
-        words[i + 1] != kCapabilityShader)
-      return failMessage(MGRT_UNSUPPORTED,
-                         what + format(": SPIR-V declares capability %u, which needs a device feature "
-                                       "the runtime does not enable",
-                                       words[i + 1]));
-    if (opcode == kOpExtension)
-      return failMessage(MGRT_UNSUPPORTED, what + ": SPIR-V uses an extension (OpExtension); none is enabled");
+    if (opcode == kOpCapability && wordCount >= 2) {
+      const uint32_t need = featureForCapability(words[i + 1]);
+      if (need == ~0u || (need & ~features) != 0)
+        return failMessage(MGRT_UNSUPPORTED,
+                           what + format(": SPIR-V declares capability %u, which needs a device feature "
+                                         "the variant does not declare (it declares %s)",
+                                         words[i + 1], mgb::featureNames(features).c_str()));
+    }
+    if (opcode == kOpExtension) {
+      bool allowed = false;
+      for (const ExtensionRule& r : kExtensions)
+        allowed |= (r.anyOf & features) != 0 && literalEquals(words + i + 1, wordCount - 1, r.name);
+      if (!allowed)
+        return failMessage(MGRT_UNSUPPORTED, what + ": SPIR-V uses an extension (OpExtension) that the variant's "
+                                                    "declared features (" + mgb::featureNames(features) +
+                                                    ") do not allow");
+    }
     if (opcode == kOpExtInstImport && !(wordCount >= 3 && literalEquals(words + i + 2, wordCount - 2, "GLSL.std.450")))
       return failMessage(MGRT_UNSUPPORTED, what + ": SPIR-V imports an instruction set other than GLSL.std.450");
     if (opcode == kOpEntryPoint && wordCount >= 4 && words[i + 1] == kExecutionModelGLCompute &&
@@ -78,6 +160,7 @@ mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t local
     i += wordCount;
   }
   if (!haveMain) return bad(what, "has no GLCompute entry point named \"main\"");
+  if (sharedBytes) *sharedBytes = workgroupBytes(words, count);
   return MGRT_OK;
 }
 

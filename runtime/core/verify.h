@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "formats/mgb_generated.h"
 #include "runtime/core/api.h"
@@ -20,20 +21,27 @@ struct VerifiedBundle {
   // of State arenas (Arena.init_offset/init_size index into it).
   const uint8_t* data = nullptr;
   uint64_t dataSize = 0;
+  // The variant of each kernel this device runs (index into
+  // Kernel.variants), chosen during verification (variant_select.cpp).
+  std::vector<uint32_t> variant;
 };
 
 // The whole check: header, FlatBuffer, semantics, device limits, memory.
 mgrt_status verifyBundle(const uint8_t* data, size_t size, const DeviceLimits& limits,
                          VerifiedBundle* out);
 
-// Semantic checks of a structurally valid manifest (verify_manifest.cpp).
-mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const DeviceLimits& limits);
+// Semantic checks of a structurally valid manifest (verify_manifest.cpp),
+// including the choice of each kernel's variant for this device.
+mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const DeviceLimits& limits,
+                           std::vector<uint32_t>* variants);
 
 // Structural checks of one SPIR-V module (spirv_check.cpp): header, every
-// instruction's length, a GLCompute entry point "main", and a LocalSize
-// execution mode (if present) equal to the manifest's local_size.
-mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t localSize[3],
-                       const std::string& what);
+// instruction's length, a GLCompute entry point "main", a LocalSize
+// execution mode (if present) equal to the manifest's local_size, and only
+// the capabilities and extensions that `features` (mgb::Feature bits the
+// variant declares) allow. *sharedBytes (if given): its workgroup memory.
+mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t localSize[3], uint32_t features,
+                       const std::string& what, uint64_t* sharedBytes = nullptr);
 
 // The module's resources against the runtime's pipeline layout
 // (spirv_interface.cpp): descriptor set 0 only, bindings 0..numBindings,

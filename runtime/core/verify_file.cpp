@@ -75,9 +75,11 @@ mgrt_status verifyBundle(const uint8_t* data, size_t size, const DeviceLimits& l
     return fail(MGRT_INVALID_BUNDLE, "manifest failed FlatBuffers verification (malformed tables or offsets)");
   const mgb::Bundle* b = mgb::GetBundle(manifest);
 
-  MGRT_TRY(verifyManifest(*b, h.weights_size, limits));
+  std::vector<uint32_t> variants;
+  MGRT_TRY(verifyManifest(*b, h.weights_size, limits, &variants));
   MGRT_TRY(checkMemoryBudget(*b, limits));
   out->manifest = b;
+  out->variant = std::move(variants);
   out->weights = data + h.weights_offset;
   out->weightsSize = b->arenas()->Get(0)->size();  // verified: <= weights_size
   out->data = data + h.weights_offset;

@@ -95,7 +95,7 @@ mgrt_status dryRunLoad(const uint8_t* data, size_t size, const DeviceLimits& lim
     MGRT_TRY(checkParams(b, params));
     for (const TensorPlan& t : planState(b).tensors) MGRT_TRY(checkTensor(b, t, nullptr, "a state tensor"));
     for (uint32_t e = 0; e < b.entry_points()->size(); ++e)
-      MGRT_TRY(checkSession(b, params, planSession(b, e, params)));
+      MGRT_TRY(checkSession(b, params, planSession(vb, e, params)));
     return MGRT_OK;
   } catch (const std::bad_alloc&) {
     return fail(MGRT_OUT_OF_MEMORY, "out of host memory");

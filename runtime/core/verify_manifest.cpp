@@ -5,7 +5,9 @@
 
 #include "formats/bundle_layout.h"
 #include "runtime/core/dtype.h"
+#include "formats/features.h"
 #include "runtime/core/status.h"
+#include "runtime/core/variant_select.h"
 #include "runtime/core/verify.h"
 
 namespace mgrt {
@@ -32,41 +34,49 @@ bool elementsAligned(const V* v) {
   return !v || v->size() == 0 || reinterpret_cast<uintptr_t>(v->Data()) % 8 == 0;
 }
 
-mgrt_status checkKernel(const mgb::Kernel& k, size_t i, const DeviceLimits& lim) {
-  const std::string where = label("kernel", i, k.name());
-  const auto* spirv = k.spirv();
+// Structure of every variant (whether or not this device can run it):
+// a bundle whose fallback is broken is broken everywhere.
+mgrt_status checkVariant(const mgb::KernelVariant& v, const std::string& where) {
+  const auto* spirv = v.spirv();
   if (!spirv || spirv->size() < 5) return bad(where, "SPIR-V is missing or shorter than its header");
   const uint64_t hash = mgb::fnv1a(reinterpret_cast<const uint8_t*>(spirv->data()),
                                    size_t(spirv->size()) * 4);
-  if (hash != k.hash()) return bad(where, "hash does not match its SPIR-V (corrupted kernel)");
-  if (spirv->Get(1) > lim.maxSpirvVersion && spirv->Get(0) == 0x07230203)
-    return failMessage(MGRT_UNSUPPORTED,
-                       where + format(": SPIR-V version %u.%u is newer than the device accepts (%u.%u)",
-                                      (spirv->Get(1) >> 16) & 0xff, (spirv->Get(1) >> 8) & 0xff,
-                                      (lim.maxSpirvVersion >> 16) & 0xff, (lim.maxSpirvVersion >> 8) & 0xff));
-  const auto* ls = k.local_size();
+  if (hash != v.hash()) return bad(where, "hash does not match its SPIR-V (corrupted kernel)");
+  // A SPIR-V newer than 1.6 is not malformed, only beyond every device this
+  // runtime knows: chooseVariant skips it and says so if nothing else fits.
+  const uint32_t version = spirv->Get(1);
+  if (spirv->Get(0) == 0x07230203 && (version & 0xff0000ffu) == 0 && version > 0x00010600u) return MGRT_OK;
+  if ((uint32_t(v.features()) & ~mgb::kKnownFeatures) != 0)
+    return bad(where, format("needs unknown device features (bits 0x%x)", uint32_t(v.features()) & ~mgb::kKnownFeatures));
+  const auto* coop = v.cooperative_matrix();
+  const uint32_t coopFeatures = uint32_t(mgb::Feature::CooperativeMatrixNV) | uint32_t(mgb::Feature::CooperativeMatrixKHR);
+  if (coop && coop->size() != 0 && (coop->size() != 3 || (uint32_t(v.features()) & coopFeatures) == 0))
+    return bad(where, "cooperative_matrix must be an M, N, K shape on a variant that needs cooperative matrices");
+  const auto* ls = v.local_size();
   if (!ls || ls->size() != 3) return bad(where, "local_size must have 3 entries");
   uint32_t local[3];
-  uint64_t invocations = 1;
   for (uint32_t a = 0; a < 3; ++a) {
     local[a] = ls->Get(a);
     if (local[a] == 0) return bad(where, format("local_size[%u] is 0", a));
-    if (local[a] > lim.maxWorkGroupSize[a])
-      return failMessage(MGRT_UNSUPPORTED,
-                         where + format(": local_size[%u] = %u exceeds the device limit %u", a,
-                                        local[a], lim.maxWorkGroupSize[a]));
-    invocations *= local[a];
   }
-  if (invocations > lim.maxWorkGroupInvocations)
-    return failMessage(MGRT_UNSUPPORTED,
-                       where + format(": %llu invocations per workgroup exceed the device limit %u",
-                                      (ull)invocations, lim.maxWorkGroupInvocations));
+  return checkSpirv(spirv->data(), spirv->size(), local, uint32_t(v.features()), where);
+}
+
+mgrt_status checkKernel(const mgb::Kernel& k, size_t i, const DeviceLimits& lim, uint32_t* chosen) {
+  const std::string where = label("kernel", i, k.name());
+  if (!k.variants() || k.variants()->size() == 0) return bad(where, "has no variants");
+  for (uint32_t v = 0; v < k.variants()->size(); ++v)
+    MGRT_TRY(checkVariant(*k.variants()->Get(v), where + format(" variant %u", v)));
   if (uint64_t(k.num_bindings()) + 1 > lim.maxStorageBuffersPerStage)
     return failMessage(MGRT_UNSUPPORTED,
                        where + format(": %u tensor bindings + params exceed the device's %u storage buffers per stage",
                                       k.num_bindings(), lim.maxStorageBuffersPerStage));
-  MGRT_TRY(checkSpirv(spirv->data(), spirv->size(), local, where));
-  return checkSpirvInterface(spirv->data(), spirv->size(), k.num_bindings(), where);
+  for (uint32_t v = 0; v < k.variants()->size(); ++v) {
+    const mgb::KernelVariant& kv = *k.variants()->Get(v);
+    MGRT_TRY(checkSpirvInterface(kv.spirv()->data(), kv.spirv()->size(), k.num_bindings(),
+                                 where + format(" variant %u", v)));
+  }
+  return chooseVariant(k, where, lim, chosen);
 }
 
 mgrt_status checkTensor(const mgb::Bundle& b, const mgb::Tensor& t, size_t i) {
@@ -93,7 +103,7 @@ mgrt_status checkTensor(const mgb::Bundle& b, const mgb::Tensor& t, size_t i) {
 }
 
 mgrt_status checkDispatch(const mgb::Bundle& b, const mgb::Dispatch& d, const std::string& where,
-                          const DeviceLimits& lim) {
+                          const DeviceLimits& lim, const std::vector<uint32_t>& variants) {
   if (d.kernel() >= b.kernels()->size())
     return bad(where, format("kernel %u does not exist (%u kernels)", d.kernel(), b.kernels()->size()));
   const mgb::Kernel& k = *b.kernels()->Get(d.kernel());
@@ -122,8 +132,10 @@ mgrt_status checkDispatch(const mgb::Bundle& b, const mgb::Dispatch& d, const st
                                                       (ull)r->size(), (ull)lim.maxStorageBufferRange));
   }
   if (!d.groups() || d.groups()->size() != 3) return bad(where, "groups must have 3 entries");
+  uint32_t groups[3];
+  MGRT_TRY(dispatchGroups(k, variants[d.kernel()], d, where, groups));
   for (uint32_t a = 0; a < 3; ++a) {
-    const uint32_t g = d.groups()->Get(a);
+    const uint32_t g = groups[a];
     if (g == 0) return bad(where, format("groups[%u] is 0", a));
     if (g > lim.maxWorkGroupCount[a])
       return failMessage(MGRT_UNSUPPORTED, where + format(": groups[%u] = %u exceeds the device limit %u",
@@ -167,10 +179,13 @@ mgrt_status checkInterface(const mgb::Bundle& b, const mgb::EntryPoint& e, const
 
 }  // namespace
 
-mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const DeviceLimits& lim) {
+mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const DeviceLimits& lim,
+                           std::vector<uint32_t>* variants) {
   if (!b.kernels() || !b.arenas() || !b.tensors() || !b.entry_points())
     return fail(MGRT_INVALID_BUNDLE, "manifest lacks kernels, arenas, tensors or entry_points");
-  for (uint32_t i = 0; i < b.kernels()->size(); ++i) MGRT_TRY(checkKernel(*b.kernels()->Get(i), i, lim));
+  variants->assign(b.kernels()->size(), 0);
+  for (uint32_t i = 0; i < b.kernels()->size(); ++i)
+    MGRT_TRY(checkKernel(*b.kernels()->Get(i), i, lim, &(*variants)[i]));
 
   const auto* arenas = b.arenas();
   if (arenas->size() == 0 || arenas->Get(0)->kind() != mgb::ArenaKind::Weights)
@@ -232,7 +247,7 @@ mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const Dev
       const mgb::Dispatch& d = *e.dispatches()->Get(j);
       const std::string at = format("entry point '%s' dispatch %u (node '%s')", e.name()->c_str(), j,
                                     d.node() ? d.node()->c_str() : "");
-      MGRT_TRY(checkDispatch(b, d, at, lim));
+      MGRT_TRY(checkDispatch(b, d, at, lim, *variants));
     }
   }
   return MGRT_OK;

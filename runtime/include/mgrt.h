@@ -42,9 +42,26 @@ typedef struct mgrt_context mgrt_context;
 typedef struct mgrt_model mgrt_model;
 typedef struct mgrt_session mgrt_session;
 
+/* Optional device features that kernel variants may need (bit flags; the
+ * bundle format's Feature values). A bundle kernel carries variants in
+ * order of preference, ending with a portable one; each model runs, per
+ * kernel, the first variant whose features the context enabled. */
+enum {
+  MGRT_FEATURE_FLOAT16 = 1,     /* 16-bit float arithmetic */
+  MGRT_FEATURE_INT8 = 2,        /* 8-bit integer arithmetic */
+  MGRT_FEATURE_STORAGE16 = 4,   /* 16-bit storage buffer access */
+  MGRT_FEATURE_STORAGE8 = 8,    /* 8-bit storage buffer access */
+  MGRT_FEATURE_BFLOAT16 = 16,   /* bfloat16 type */
+  MGRT_FEATURE_SUBGROUP = 32,   /* subgroup operations in compute */
+  MGRT_FEATURE_COOPERATIVE_MATRIX_NV = 64,
+  MGRT_FEATURE_COOPERATIVE_MATRIX_KHR = 128
+};
+
 typedef struct mgrt_context_options {
   int device_index;      /* -1: pick (env MGRT_DEVICE, else first discrete GPU, else any GPU, else CPU) */
   int enable_validation; /* enable VK_LAYER_KHRONOS_validation; messages become errors */
+  uint32_t disable_features; /* MGRT_FEATURE_* bits not to enable even if the device has them
+                                (0: enable all; e.g. to run the portable kernels) */
 } mgrt_context_options;
 
 typedef struct mgrt_tensor_info {
@@ -64,6 +81,8 @@ void mgrt_context_destroy(mgrt_context* ctx);
 const char* mgrt_context_device_name(const mgrt_context* ctx);
 /* Number of validation-layer messages seen so far (0 unless enabled). */
 int mgrt_context_validation_messages(const mgrt_context* ctx);
+/* MGRT_FEATURE_* bits the device has and the context enabled. */
+uint32_t mgrt_context_features(const mgrt_context* ctx);
 
 /* Verifies the whole bundle before creating any GPU object. The data is
  * copied; the caller may free it after the call. */
@@ -75,6 +94,12 @@ void mgrt_model_destroy(mgrt_model* m);
  * by the model; NULL for an index out of range. */
 int mgrt_model_entry_point_count(const mgrt_model* m);
 const char* mgrt_model_entry_point_name(const mgrt_model* m, int i);
+
+/* Kernels of the model and, for each, the tag of the variant this device
+ * runs ("portable", "f16s", ...). Owned by the model; NULL out of range. */
+int mgrt_model_kernel_count(const mgrt_model* m);
+const char* mgrt_model_kernel_name(const mgrt_model* m, int i);
+const char* mgrt_model_kernel_variant(const mgrt_model* m, int i);
 
 /* State (training bundles): tensors that persist across runs and are shared
  * by every session of the model: weights, optimizer moments, BatchNorm

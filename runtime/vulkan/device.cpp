@@ -72,7 +72,7 @@ mgrt_status createDevice(const mgrt_context_options& opts, Device* d) {
   queue.pQueuePriorities = &priority;
 
   FeatureChain features;
-  queryFeatures(d, &features);
+  queryFeatures(d, opts.disable_features, &features);
   std::vector<const char*>& extensions = features.extensions;
   if (hasDeviceExtension(d->physical, "VK_KHR_portability_subset"))
     extensions.push_back("VK_KHR_portability_subset");  // required where offered

@@ -73,12 +73,13 @@ struct FeatureChain {
     void* pNext;
     VkBool32 shaderBFloat16Type, shaderBFloat16DotProduct, shaderBFloat16CooperativeMatrix;
   } bf16{};
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopNV{};
   std::vector<const char*> extensions;  // device extensions to enable
   FeatureChain() = default;
   FeatureChain(const FeatureChain&) = delete;
   FeatureChain& operator=(const FeatureChain&) = delete;
 };
-void queryFeatures(Device* d, FeatureChain* enable);
+void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable);
 
 // Maps a failed VkResult to a status with a message "<what>: <result>".
 mgrt_status vkFail(Device* d, VkResult r, const char* what);

@@ -1,11 +1,14 @@
-// DeviceCaps for kernel-variant choice: which optional shader features the
-// device supports. Each supported one is also enabled on the logical device,
-// so caps means "a kernel may use it". Queried through the Vulkan 1.2/1.3
-// feature structs only: an older device reports none of them and runs the
-// portable kernels.
+// The optional features kernel variants may use (mgb::Feature bits in
+// caps.limits.features): each one the device supports, and the app did not
+// turn off (mgrt_context_options.disable_features), is enabled on the
+// logical device, so a feature bit means "a kernel may use it". Queried
+// through the Vulkan 1.2/1.3 feature structs only: an older device reports
+// none and runs the portable kernels. The runtime's SPIR-V checks allow a
+// variant exactly the capabilities its declared features stand for.
 #include <cstring>
 #include <vector>
 
+#include "formats/mgb_generated.h"
 #include "runtime/vulkan/device.h"
 
 namespace mgrt {
@@ -35,13 +38,14 @@ std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice p) {
 }
 
 // Links the structs of `c` that apply, in order, behind c->features2.
-void link(FeatureChain* c, bool v13, bool coop, bool bf16) {
+void link(FeatureChain* c, bool v13, bool coop, bool bf16, bool coopNV) {
   c->features2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   c->v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   c->v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   c->v13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
   c->coop.sType = kCooperativeMatrixFeatures;
   c->bf16.sType = kBfloat16Features;
+  c->coopNV.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
   void** next = &c->features2.pNext;
   *next = &c->v11;
   next = &c->v11.pNext;
@@ -55,15 +59,20 @@ void link(FeatureChain* c, bool v13, bool coop, bool bf16) {
     *next = &c->coop;
     next = &c->coop.pNext;
   }
+  if (coopNV) {
+    *next = &c->coopNV;
+    next = &c->coopNV.pNext;
+  }
   if (bf16) *next = &c->bf16;
 }
 
 // Subgroup sizes (Vulkan 1.1 default size; 1.3 range when a kernel may ask
-// for one) and the shared-memory limit.
-void querySubgroups(Device* d, bool sizeControl) {
+// for one), whether compute shaders have the subgroup operations kernels
+// use, and the shared-memory limit.
+bool querySubgroups(Device* d, bool sizeControl) {
   DeviceCaps& caps = d->caps;
-  caps.maxSharedMemory = d->props.limits.maxComputeSharedMemorySize;
-  if (d->apiVersion < VK_API_VERSION_1_1) return;
+  caps.limits.maxSharedMemory = d->props.limits.maxComputeSharedMemorySize;
+  if (d->apiVersion < VK_API_VERSION_1_1) return false;
   VkPhysicalDeviceSubgroupProperties sub{};
   sub.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
   VkPhysicalDeviceVulkan13Properties p13{};
@@ -73,22 +82,50 @@ void querySubgroups(Device* d, bool sizeControl) {
   p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   p2.pNext = &sub;
   vkGetPhysicalDeviceProperties2(d->physical, &p2);
-  caps.subgroupSize = caps.minSubgroupSize = caps.maxSubgroupSize = sub.subgroupSize;
+  caps.limits.subgroupSize = caps.minSubgroupSize = caps.maxSubgroupSize = sub.subgroupSize;
   if (sizeControl && (p13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT)) {
     caps.minSubgroupSize = p13.minSubgroupSize;
     caps.maxSubgroupSize = p13.maxSubgroupSize;
+  }
+  const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                     VK_SUBGROUP_FEATURE_ARITHMETIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                     VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+  return (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (sub.supportedOperations & ops) == ops;
+}
+
+// Cooperative matrix shapes (M, N, K) with fp16 A and B, from
+// VK_NV_cooperative_matrix (Debian's headers lack the KHR query).
+void readCoopShapes(Device* d) {
+  if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) return;
+  uint32_t n = 0;
+  if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(d->physical, &n, nullptr) != VK_SUCCESS) return;
+  std::vector<VkCooperativeMatrixPropertiesNV> props(n);
+  for (auto& p : props) p.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+  if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(d->physical, &n, props.data()) < 0) return;
+  DeviceLimits& l = d->caps.limits;
+  for (uint32_t i = 0; i < n && l.coopShapeCount < DeviceLimits::kMaxCoopShapes; ++i) {
+    const VkCooperativeMatrixPropertiesNV& p = props[i];
+    if (p.AType != VK_COMPONENT_TYPE_FLOAT16_NV || p.BType != VK_COMPONENT_TYPE_FLOAT16_NV) continue;
+    bool seen = false;
+    for (uint32_t k = 0; k < l.coopShapeCount; ++k)
+      seen |= l.coopShapes[k][0] == p.MSize && l.coopShapes[k][1] == p.NSize && l.coopShapes[k][2] == p.KSize;
+    if (seen) continue;
+    const uint32_t shape[3] = {p.MSize, p.NSize, p.KSize};
+    std::memcpy(l.coopShapes[l.coopShapeCount++], shape, sizeof shape);
   }
 }
 
 }  // namespace
 
-void queryFeatures(Device* d, FeatureChain* enable) {
+void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
   VkPhysicalDeviceFeatures supported1{};
   vkGetPhysicalDeviceFeatures(d->physical, &supported1);
   // Bounds-checked buffer access where offered: kernels index with values
   // from the (untrusted) bundle, so a wrong index must not fault the GPU.
   enable->features2.features.robustBufferAccess = supported1.robustBufferAccess;
   DeviceCaps& caps = d->caps;
+  uint32_t& features = caps.limits.features;
+  features = 0;
   caps.timestamps = d->timestampValidBits > 0 && d->props.limits.timestampPeriod > 0;
   enable->features2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   if (d->apiVersion < VK_API_VERSION_1_2) {  // 1.0/1.1: the core features only
@@ -98,31 +135,42 @@ void queryFeatures(Device* d, FeatureChain* enable) {
   const std::vector<VkExtensionProperties> exts = deviceExtensions(d->physical);
   const bool v13 = d->apiVersion >= VK_API_VERSION_1_3;
   const bool coop = hasExtension(exts, kCooperativeMatrix);
+  const bool coopNV = hasExtension(exts, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   const bool bf16 = hasExtension(exts, kBfloat16);
-  FeatureChain supported;
-  link(&supported, v13, coop, bf16);
-  vkGetPhysicalDeviceFeatures2(d->physical, &supported.features2);
+  FeatureChain has;
+  link(&has, v13, coop, bf16, coopNV);
+  vkGetPhysicalDeviceFeatures2(d->physical, &has.features2);
 
-  enable->v11.storageBuffer16BitAccess = supported.v11.storageBuffer16BitAccess;
-  enable->v12.storageBuffer8BitAccess = supported.v12.storageBuffer8BitAccess;
-  enable->v12.shaderFloat16 = supported.v12.shaderFloat16;
-  enable->v12.shaderInt8 = supported.v12.shaderInt8;
+  // On when the device has it and the app did not turn it off.
+  auto want = [&](mgb::Feature f, bool supported) {
+    const bool on = supported && !(disabled & uint32_t(f));
+    if (on) features |= uint32_t(f);
+    return VkBool32(on);
+  };
+  // SPIR-V 1.0 modules (glslc --target-env=vulkan1.0) keep storage buffers
+  // in the Uniform storage class, which needs the uniformAndStorage* half
+  // too: Storage16 and Storage8 stand for both.
+  enable->v11.storageBuffer16BitAccess = enable->v11.uniformAndStorageBuffer16BitAccess = want(
+      mgb::Feature::Storage16, has.v11.storageBuffer16BitAccess && has.v11.uniformAndStorageBuffer16BitAccess);
+  enable->v12.storageBuffer8BitAccess = enable->v12.uniformAndStorageBuffer8BitAccess = want(
+      mgb::Feature::Storage8, has.v12.storageBuffer8BitAccess && has.v12.uniformAndStorageBuffer8BitAccess);
+  enable->v12.shaderFloat16 = want(mgb::Feature::Float16, has.v12.shaderFloat16);
+  enable->v12.shaderInt8 = want(mgb::Feature::Int8, has.v12.shaderInt8);
   // A kernel variant may require a subgroup size, and all lanes active.
-  const bool sizeControl = v13 && supported.v13.subgroupSizeControl && supported.v13.computeFullSubgroups;
+  const bool sizeControl = v13 && has.v13.subgroupSizeControl && has.v13.computeFullSubgroups;
   enable->v13.subgroupSizeControl = enable->v13.computeFullSubgroups = sizeControl;
-  enable->coop.cooperativeMatrix = coop && supported.coop.cooperativeMatrix;
-  enable->bf16.shaderBFloat16Type = bf16 && supported.bf16.shaderBFloat16Type;
+  // KHR cooperative matrix kernels use the Vulkan memory model.
+  enable->coop.cooperativeMatrix =
+      want(mgb::Feature::CooperativeMatrixKHR, coop && has.coop.cooperativeMatrix && has.v12.vulkanMemoryModel);
+  enable->v12.vulkanMemoryModel = enable->coop.cooperativeMatrix;
+  enable->coopNV.cooperativeMatrix = want(mgb::Feature::CooperativeMatrixNV, coopNV && has.coopNV.cooperativeMatrix);
+  enable->bf16.shaderBFloat16Type = want(mgb::Feature::BFloat16, bf16 && has.bf16.shaderBFloat16Type);
   if (enable->coop.cooperativeMatrix) enable->extensions.push_back(kCooperativeMatrix);
+  if (enable->coopNV.cooperativeMatrix) enable->extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   if (enable->bf16.shaderBFloat16Type) enable->extensions.push_back(kBfloat16);
-  link(enable, v13, enable->coop.cooperativeMatrix, enable->bf16.shaderBFloat16Type);
-
-  caps.storage16Bit = enable->v11.storageBuffer16BitAccess;
-  caps.storage8Bit = enable->v12.storageBuffer8BitAccess;
-  caps.fp16Arithmetic = enable->v12.shaderFloat16;
-  caps.int8Arithmetic = enable->v12.shaderInt8;
-  caps.cooperativeMatrix = enable->coop.cooperativeMatrix;
-  caps.bf16Arithmetic = enable->bf16.shaderBFloat16Type;
-  querySubgroups(d, sizeControl);
+  link(enable, v13, enable->coop.cooperativeMatrix, enable->bf16.shaderBFloat16Type, enable->coopNV.cooperativeMatrix);
+  want(mgb::Feature::Subgroup, querySubgroups(d, sizeControl));
+  if (enable->coopNV.cooperativeMatrix) readCoopShapes(d);
 }
 
 }  // namespace vk

@@ -15,10 +15,19 @@ mgb::BundleSpec sampleSpec() {
   s.producer = "mgc test";
   mgb::KernelEntry k;
   k.name = "eltwise";
-  k.spirv = {0x07230203, 0x00010000, 0, 8, 0, 42};
-  k.msl = "kernel void main0() {}";
-  k.localSize[0] = 64;
   k.numBindings = 2;
+  mgb::KernelVariantEntry fast;
+  fast.tag = "f16s";
+  fast.spirv = {0x07230203, 0x00010000, 0, 8, 0, 43};
+  fast.localSize[0] = 128;
+  fast.features = uint32_t(mgb::Feature::Storage16) | uint32_t(mgb::Feature::Float16);
+  fast.subgroupSize = 32;
+  mgb::KernelVariantEntry portable;
+  portable.tag = "portable";
+  portable.spirv = {0x07230203, 0x00010000, 0, 8, 0, 42};
+  portable.msl = "kernel void main0() {}";
+  portable.localSize[0] = 64;
+  k.variants = {fast, portable};
   s.kernels.push_back(k);
   s.arenas = {{0, 12}, {1, 512}};
   mgb::TensorEntry w;
@@ -41,6 +50,7 @@ mgb::BundleSpec sampleSpec() {
   d.params = {7, 8};
   d.bindings = {{0, 0, 12}, {1, 256, 12}};
   d.groups[1] = 5;
+  d.items = 1000;
   d.barrier = false;
   d.node = "n0";
   e.dispatches.push_back(d);
@@ -94,12 +104,22 @@ TEST_CASE("the manifest verifies and reads back every field", "[formats]") {
 
   const mgb::Kernel* k = b->kernels()->Get(0);
   CHECK(k->name()->str() == "eltwise");
-  CHECK(k->spirv()->size() == 6);
-  CHECK(k->hash() == mgb::fnv1a(reinterpret_cast<const uint8_t*>(k->spirv()->data()), 24));
-  CHECK(k->msl()->str() == "kernel void main0() {}");
-  CHECK(k->local_size()->Get(0) == 64);
-  CHECK(k->local_size()->Get(2) == 1);
   CHECK(k->num_bindings() == 2);
+  REQUIRE(k->variants()->size() == 2);
+  const mgb::KernelVariant* v0 = k->variants()->Get(0);
+  CHECK(v0->tag()->str() == "f16s");
+  CHECK(v0->features() == (mgb::Feature::Storage16 | mgb::Feature::Float16));
+  CHECK(v0->subgroup_size() == 32);
+  CHECK(v0->local_size()->Get(0) == 128);
+  CHECK(v0->spirv()->Get(5) == 43);
+  const mgb::KernelVariant* v1 = k->variants()->Get(1);
+  CHECK(v1->tag()->str() == "portable");
+  CHECK(v1->spirv()->size() == 6);
+  CHECK(v1->hash() == mgb::fnv1a(reinterpret_cast<const uint8_t*>(v1->spirv()->data()), 24));
+  CHECK(v1->msl()->str() == "kernel void main0() {}");
+  CHECK(v1->local_size()->Get(0) == 64);
+  CHECK(v1->local_size()->Get(2) == 1);
+  CHECK(v1->features() == mgb::Feature::NONE);
 
   // Defaults are stored explicitly (kind Weights = 0, offset 0, ...).
   CHECK(b->arenas()->Get(0)->kind() == mgb::ArenaKind::Weights);
@@ -122,6 +142,7 @@ TEST_CASE("the manifest verifies and reads back every field", "[formats]") {
   CHECK(d->params()->Get(1) == 8);
   CHECK(d->bindings()->Get(1)->offset() == 256);
   CHECK(d->groups()->Get(1) == 5);
+  CHECK(d->items() == 1000);
   CHECK_FALSE(d->barrier());
   CHECK(d->node()->str() == "n0");
 }

@@ -12,7 +12,7 @@
 #include "compiler/ir/eval.h"
 #include "formats/bundle_writer.h"
 #include "kernels/lower.h"
-#include "kernels/registry.h"
+#include "kernels/kernel_entry.h"
 #include "op_cases.h"
 #include "runtime/include/mgrt.h"
 
@@ -57,14 +57,8 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
     if (!kernelOf.count(p.kernel)) {
       const KernelBinary* kb = findKernel(p.kernel);
       REQUIRE(kb != nullptr);
-      mgb::KernelEntry k;
-      k.name = kb->name;
-      k.spirv.assign(kb->spirv, kb->spirv + kb->spirvWords);
-      k.msl = kb->msl;
-      std::copy(kb->localSize, kb->localSize + 3, k.localSize);
-      k.numBindings = kb->numBindings;
       kernelOf[p.kernel] = uint32_t(spec.kernels.size());
-      spec.kernels.push_back(k);
+      spec.kernels.push_back(kernelEntry(*kb));
     }
     mgb::DispatchEntry d;
     d.kernel = kernelOf[p.kernel];
@@ -74,6 +68,7 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
       d.bindings.push_back({t.arena, t.offset, t.size});
     }
     std::copy(p.groups, p.groups + 3, d.groups);
+    d.items = p.items;
     d.barrier = true;
     d.node = p.node;
     e.dispatches.push_back(d);
@@ -85,7 +80,7 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
 
 mgrt_context* gpu() {
   static mgrt_context* ctx = [] {
-    mgrt_context_options opts{-1, 1};
+    mgrt_context_options opts{-1, 1, 0};
     mgrt_context* c = nullptr;
     if (mgrt_context_create(&opts, &c) != MGRT_OK) FAIL("no Vulkan device: " << mgrt_last_error());
     return c;

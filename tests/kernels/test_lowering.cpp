@@ -22,7 +22,7 @@ struct Reflection {
 };
 
 // Reads OpExecutionMode LocalSize and OpDecorate Binding / DescriptorSet.
-Reflection reflect(const KernelBinary& k) {
+Reflection reflect(const KernelVariantBinary& k) {
   Reflection r;
   for (size_t i = 5; i < k.spirvWords;) {
     uint32_t w = k.spirv[i], count = w >> 16, opcode = w & 0xffff;
@@ -46,24 +46,30 @@ TEST_CASE("every embedded kernel is valid SPIR-V with matching metadata and MSL"
                            "gather", "layernorm", "matmul", "pool2d", "reduce", "softmax"})
     CHECK(findKernel(name) != nullptr);
   for (size_t i = 0; i < kernelCount(); ++i) {
-    const KernelBinary& k = kernelAt(i);
-    INFO("kernel " << k.name);
-    REQUIRE(k.spirvWords > 5);
-    CHECK(k.spirv[0] == 0x07230203u);
-    Reflection r = reflect(k);
-    CHECK(r.localSize[0] == k.localSize[0]);
-    CHECK(r.localSize[1] == k.localSize[1]);
-    CHECK(r.localSize[2] == k.localSize[2]);
-    CHECK(k.localSize[0] * k.localSize[1] * k.localSize[2] <= 256);
-    CHECK(r.sets == std::set<uint32_t>{0});
-    CHECK(r.bindings.size() == k.numBindings + 1);
-    CHECK(*r.bindings.rbegin() == k.numBindings);
-    std::string msl = k.msl;
-    CHECK(msl.find("kernel void main0") != std::string::npos);
-    CHECK(msl.find("[[buffer(0)]]") != std::string::npos);
-    CHECK(msl.find("[[buffer(" + std::to_string(k.numBindings) + ")]]") != std::string::npos);
-    if (i > 0) CHECK(std::string(kernelAt(i - 1).name) < std::string(k.name));
-    CHECK(findKernel(k.name) == &k);
+    const KernelBinary& kb = kernelAt(i);
+    REQUIRE(kb.variantCount >= 1);
+    CHECK(std::string(kb.portable().tag) == "portable");
+    CHECK(kb.portable().features == 0);
+    for (size_t v = 0; v < kb.variantCount; ++v) {
+      const KernelVariantBinary& k = kb.variants[v];
+      INFO("kernel " << kb.name << " variant " << k.tag);
+      REQUIRE(k.spirvWords > 5);
+      CHECK(k.spirv[0] == 0x07230203u);
+      Reflection r = reflect(k);
+      CHECK(r.localSize[0] == k.localSize[0]);
+      CHECK(r.localSize[1] == k.localSize[1]);
+      CHECK(r.localSize[2] == k.localSize[2]);
+      CHECK(k.localSize[0] * k.localSize[1] * k.localSize[2] <= 256);
+      CHECK(r.sets == std::set<uint32_t>{0});
+      CHECK(r.bindings.size() == kb.numBindings + 1);
+      CHECK(*r.bindings.rbegin() == kb.numBindings);
+      std::string msl = k.msl;
+      CHECK(msl.find("kernel void main0") != std::string::npos);
+      CHECK(msl.find("[[buffer(0)]]") != std::string::npos);
+      CHECK(msl.find("[[buffer(" + std::to_string(kb.numBindings) + ")]]") != std::string::npos);
+    }
+    if (i > 0) CHECK(std::string(kernelAt(i - 1).name) < std::string(kb.name));
+    CHECK(findKernel(kb.name) == &kb);
   }
   CHECK(findKernel("no_such_kernel") == nullptr);
   CHECK(findKernel("") == nullptr);

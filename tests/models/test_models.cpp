@@ -107,7 +107,7 @@ void runFixture(const std::string& model, const std::string& dir) {
   }
   REQUIRE(!bundle.empty());
 
-  mgrt_context_options opts{-1, 1};
+  mgrt_context_options opts{-1, 1, 0};
   mgrt_context* rawCtx = nullptr;
   REQUIRE_MGRT(mgrt_context_create(&opts, &rawCtx));
   std::unique_ptr<mgrt_context, ContextDeleter> ctx(rawCtx);

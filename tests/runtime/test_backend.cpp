@@ -4,6 +4,8 @@
 // against Backend only, so every backend can run it.
 #include <algorithm>
 #include <catch2/catch.hpp>
+
+#include "formats/mgb_generated.h"
 #include <cstring>
 #include <vector>
 
@@ -37,14 +39,16 @@ std::vector<float> download(mgrt::Buffer* b, uint64_t offset, size_t n) {
 TEST_CASE("backend capabilities are plain, consistent data", "[runtime][backend]") {
   const mgrt::DeviceCaps& caps = backend()->caps();
   CHECK(caps.name == mgrt_context_device_name(context()));
-  CHECK(caps.maxSharedMemory >= 16384);  // Vulkan's required minimum
+  CHECK(caps.limits.maxSharedMemory >= 16384);  // Vulkan's required minimum
   CHECK(caps.limits.maxWorkGroupInvocations >= 128);
   CHECK(caps.limits.minStorageBufferOffsetAlignment >= 1);
-  if (caps.subgroupSize) {
-    CHECK((caps.subgroupSize & (caps.subgroupSize - 1)) == 0);  // a power of two
-    CHECK(caps.minSubgroupSize <= caps.subgroupSize);
-    CHECK(caps.subgroupSize <= caps.maxSubgroupSize);
+  const uint32_t sub = caps.limits.subgroupSize;
+  if (sub) {
+    CHECK((sub & (sub - 1)) == 0);  // a power of two
+    CHECK(caps.minSubgroupSize <= sub);
+    CHECK(sub <= caps.maxSubgroupSize);
   }
+  CHECK((caps.limits.features & ~uint32_t(mgb::Feature::ANY)) == 0);
 }
 
 TEST_CASE("backend buffers: upload at an offset, download, zero, staging stays mapped", "[runtime][backend]") {
@@ -76,8 +80,8 @@ TEST_CASE("backend recording: copies and two dispatches with a barrier, replayed
   const uint64_t bytes = n * 4, slot = 512;
   const mgb::KernelEntry add = addKernel();
   mgrt::KernelCode code;
-  code.spirv = add.spirv.data();
-  code.spirvWords = add.spirv.size();
+  code.spirv = add.variants[0].spirv.data();
+  code.spirvWords = add.variants[0].spirv.size();
   code.localSize[0] = 64;
   code.numBindings = add.numBindings;
   mgrt::Pipeline* pipeline = nullptr;

@@ -43,9 +43,12 @@ mgb::DispatchEntry addDispatch(const mgb::TensorEntry& a, const mgb::TensorEntry
 mgb::KernelEntry addKernel() {
   mgb::KernelEntry k;
   k.name = "add";
-  k.spirv.assign(std::begin(kAddSpirv), std::end(kAddSpirv));
-  k.localSize[0] = 64;
   k.numBindings = 3;
+  mgb::KernelVariantEntry v;
+  v.tag = "portable";
+  v.spirv.assign(std::begin(kAddSpirv), std::end(kAddSpirv));
+  v.localSize[0] = 64;
+  k.variants.push_back(v);
   return k;
 }
 
@@ -103,7 +106,7 @@ mgrt_context* context() {
   struct Holder {
     mgrt_context* ctx = nullptr;
     Holder() {
-      mgrt_context_options opts{-1, 1};
+      mgrt_context_options opts{-1, 1, 0};
       if (mgrt_context_create(&opts, &ctx) != MGRT_OK) {
         FAIL("mgrt_context_create: " << mgrt_last_error());
       }

@@ -154,15 +154,23 @@ TEST_CASE("semantic errors are refused with a message naming the culprit", "[run
                  MGRT_INVALID_BUNDLE, "groups[1] is 0");
   expectRejected([](S& s) { s.entryPoints[0].dispatches[0].groups[0] = 0xffffffffu; },
                  MGRT_UNSUPPORTED, "groups[0] = 4294967295 exceeds the device limit");
-  expectRejected([](S& s) { s.kernels[0].localSize[0] = 32; },
+  expectRejected([](S& s) { s.kernels[0].variants[0].localSize[0] = 32; },
                  MGRT_INVALID_BUNDLE, "LocalSize (64, 1, 1) differs");
-  expectRejected([](S& s) { s.kernels[0].localSize[2] = 0; }, MGRT_INVALID_BUNDLE, "local_size[2] is 0");
-  expectRejected([](S& s) { s.kernels[0].localSize[0] = 1u << 20; }, MGRT_UNSUPPORTED, "exceeds the device limit");
+  expectRejected([](S& s) { s.kernels[0].variants[0].localSize[2] = 0; }, MGRT_INVALID_BUNDLE, "local_size[2] is 0");
+  expectRejected([](S& s) { s.kernels[0].variants[0].localSize[0] = 1u << 20; }, MGRT_INVALID_BUNDLE,
+                 "LocalSize (64, 1, 1) differs");
+  expectRejected([](S& s) { s.kernels[0].variants.clear(); }, MGRT_INVALID_BUNDLE, "kernel 0 ('add'): has no variants");
+  expectRejected([](S& s) { s.kernels[0].variants[0].features = 1u << 30; }, MGRT_INVALID_BUNDLE,
+                 "needs unknown device features");
+  expectRejected([](S& s) { s.kernels[0].variants[0].cooperativeMatrix = {16, 16}; }, MGRT_INVALID_BUNDLE,
+                 "cooperative_matrix must be");
+  expectRejected([](S& s) { s.entryPoints[0].dispatches[0].items = 1ull << 40; }, MGRT_INVALID_BUNDLE,
+                 "exceed the kernels' 32-bit index space");
   expectRejected([](S& s) { s.kernels[0].numBindings = 0xffffffffu; }, MGRT_UNSUPPORTED, "storage buffers per stage");
-  expectRejected([](S& s) { s.kernels[0].spirv[0] = 0x12345678; }, MGRT_INVALID_BUNDLE, "magic is 0x12345678");
-  expectRejected([](S& s) { s.kernels[0].spirv.resize(3); }, MGRT_INVALID_BUNDLE, "shorter than its header");
-  expectRejected([](S& s) { s.kernels[0].spirv[5] = 0; }, MGRT_INVALID_BUNDLE, "word count 0");
-  expectRejected([](S& s) { s.kernels[0].spirv.back() = 0xffff0001u; }, MGRT_INVALID_BUNDLE, "runs past the end");
+  expectRejected([](S& s) { s.kernels[0].variants[0].spirv[0] = 0x12345678; }, MGRT_INVALID_BUNDLE, "magic is 0x12345678");
+  expectRejected([](S& s) { s.kernels[0].variants[0].spirv.resize(3); }, MGRT_INVALID_BUNDLE, "shorter than its header");
+  expectRejected([](S& s) { s.kernels[0].variants[0].spirv[5] = 0; }, MGRT_INVALID_BUNDLE, "word count 0");
+  expectRejected([](S& s) { s.kernels[0].variants[0].spirv.back() = 0xffff0001u; }, MGRT_INVALID_BUNDLE, "runs past the end");
   expectRejected([](S& s) { s.tensors[1].size = 60; }, MGRT_INVALID_BUNDLE, "tensor 1 ('a'): size 60 bytes but its 16 elements need 64");
   expectRejected([](S& s) { s.tensors[1].shape = {-1}; }, MGRT_INVALID_BUNDLE, "negative or overflowing");
   expectRejected([](S& s) { s.tensors[1].shape = {1ll << 40, 1ll << 40}; }, MGRT_INVALID_BUNDLE, "negative or overflowing");

@@ -27,7 +27,7 @@ TEST_CASE("planning lays out params, staging, arenas and bindings", "[runtime][p
   CHECK(packed[0 + 4] == (n & 0xff));    // dispatch 0: {0.5f, n}
   CHECK(packed[256 + 4] == (n & 0xff));  // dispatch 1 at its aligned slot
 
-  const mgrt::SessionPlan s = mgrt::planSession(b, 0, params);
+  const mgrt::SessionPlan s = mgrt::planSession(vb, 0, params);
   CHECK(s.arenas == std::vector<uint32_t>{1});  // arena 0 is the model's weights
   REQUIRE(s.inputs.size() == 1);
   REQUIRE(s.outputs.size() == 2);

@@ -117,7 +117,7 @@ TEST_CASE("no Vulkan driver gives MGRT_NO_DEVICE, not a crash", "[runtime]") {
   context();  // the shared context exists before the loader is pointed elsewhere
   setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
   mgrt_context* ctx = nullptr;
-  mgrt_context_options opts{-1, 0};
+  mgrt_context_options opts{-1, 0, 0};
   const mgrt_status s = mgrt_context_create(&opts, &ctx);
   unsetenv("VK_ICD_FILENAMES");
   INFO(mgrt_last_error());
@@ -127,7 +127,7 @@ TEST_CASE("no Vulkan driver gives MGRT_NO_DEVICE, not a crash", "[runtime]") {
 
 TEST_CASE("an out-of-range device index is refused", "[runtime]") {
   mgrt_context* ctx = nullptr;
-  mgrt_context_options opts{1000, 0};
+  mgrt_context_options opts{1000, 0, 0};
   CHECK(mgrt_context_create(&opts, &ctx) == MGRT_NO_DEVICE);
   CHECK(std::string(mgrt_last_error()).find("device 1000") != std::string::npos);
   CHECK(ctx == nullptr);

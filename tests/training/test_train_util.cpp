@@ -13,7 +13,7 @@ mgrt_context* gpu() {
     mgrt_context* ctx = nullptr;
     Holder() {
       const char* v = std::getenv("MGRT_VALIDATION");
-      mgrt_context_options opts{-1, v && *v == '1' ? 1 : 0};
+      mgrt_context_options opts{-1, v && *v == '1' ? 1 : 0, 0};
       if (mgrt_context_create(&opts, &ctx) != MGRT_OK) FAIL("mgrt_context_create: " << mgrt_last_error());
     }
     ~Holder() { mgrt_context_destroy(ctx); }

@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   mgrt_context* ctx = nullptr;
   std::string device = "none (compile only)";
   if (!compileOnly) {
-    mgrt_context_options copts{-1, validation ? 1 : 0};
+    mgrt_context_options copts{-1, validation ? 1 : 0, 0};
     if (mgrt_context_create(&copts, &ctx) != MGRT_OK) {
       std::fprintf(stderr, "mgc-conformance: cannot create a Vulkan context: %s\n", mgrt_last_error());
       return 2;

@@ -20,7 +20,7 @@ std::map<std::string, HostTensor> runOnGpu(const Prepared& p, const std::string&
     FAIL("compile " << label << ": " << e.what());
   }
   static mgrt_context* ctx = [] {
-    mgrt_context_options opts{-1, 1};
+    mgrt_context_options opts{-1, 1, 0};
     mgrt_context* c = nullptr;
     if (mgrt_context_create(&opts, &c) != MGRT_OK) FAIL("no Vulkan device: " << mgrt_last_error());
     return c;

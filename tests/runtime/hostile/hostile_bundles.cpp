@@ -30,8 +30,9 @@ std::vector<uint8_t> oneKernelBundle(const std::vector<uint32_t>& spirv, bool om
   fbb.ForceDefaults(true);
   const std::vector<uint32_t> local = {1, 1, 1}, groups = {1, 1, 1};
   const uint64_t hash = mgb::fnv1a(reinterpret_cast<const uint8_t*>(spirv.data()), spirv.size() * 4);
-  std::vector<flatbuffers::Offset<mgb::Kernel>> kernels = {
-      mgb::CreateKernelDirect(fbb, "noop", hash, &spirv, "", &local, 0)};
+  std::vector<flatbuffers::Offset<mgb::KernelVariant>> variants = {
+      mgb::CreateKernelVariantDirect(fbb, "portable", hash, &spirv, "", &local)};
+  std::vector<flatbuffers::Offset<mgb::Kernel>> kernels = {mgb::CreateKernelDirect(fbb, "noop", 0, &variants)};
   std::vector<flatbuffers::Offset<mgb::Arena>> arenas = {
       mgb::CreateArena(fbb, mgb::ArenaKind::Weights, 0),
       mgb::CreateArena(fbb, mgb::ArenaKind::Activations, activationBytes)};
