@@ -37,7 +37,7 @@ struct mgrt_session_io {
   std::vector<int64_t> shape;
   uint64_t numel = 0;
   size_t externalBytes = 0;
-  uint64_t stagingOffset = 0;  // device words (numel * 4 bytes) live here
+  uint64_t stagingOffset = 0;  // the device representation (tensor->size() bytes) lives here
 };
 
 struct mgrt_session {

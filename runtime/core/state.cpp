@@ -41,6 +41,7 @@ mgrt_status createModelState(mgrt_model* m) {
       StateTensor s;
       s.name = t->name()->str();
       s.dtype = t->dtype();
+      s.deviceDtype = t->device_dtype();
       if (t->shape()) s.shape.assign(t->shape()->begin(), t->shape()->end());
       shapeNumel(t->shape(), &s.numel);
       s.externalBytes = size_t(s.numel * externalElementSize(s.dtype));
@@ -86,14 +87,14 @@ mgrt_status checkSize(const StateTensor& s, size_t bytes) {
               s.externalBytes, bytes);
 }
 
-// All state tensors' device words, in directory order.
-mgrt_status readAll(mgrt_model* m, std::vector<std::vector<uint32_t>>* words, const char* what) {
+// All state tensors' device representations, in directory order.
+mgrt_status readAll(mgrt_model* m, std::vector<std::vector<uint8_t>>* words, const char* what) {
   std::vector<vk::Download> downloads;
   words->resize(m->state.tensors.size());
   for (size_t i = 0; i < m->state.tensors.size(); ++i) {
     const StateTensor& s = m->state.tensors[i];
-    (*words)[i].resize(size_t(s.numel));
-    downloads.push_back({&m->state.arenas[s.arena], s.offset, (*words)[i].data(), s.numel * 4});
+    (*words)[i].resize(size_t(s.size));
+    downloads.push_back({&m->state.arenas[s.arena], s.offset, (*words)[i].data(), s.size});
   }
   return vk::downloadBuffers(&m->ctx->device, downloads, what);
 }
@@ -130,10 +131,10 @@ mgrt_status mgrt_model_read_state(mgrt_model* m, const char* name, void* data, s
     const StateTensor* s = findState(m, name);
     if (!s) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*s, bytes));
-    std::vector<uint32_t> words(size_t(s->numel));
-    MGRT_TRY(vk::downloadBuffers(&m->ctx->device, {{&m->state.arenas[s->arena], s->offset, words.data(), s->numel * 4}},
+    std::vector<uint8_t> words(size_t(s->size));
+    MGRT_TRY(vk::downloadBuffers(&m->ctx->device, {{&m->state.arenas[s->arena], s->offset, words.data(), s->size}},
                                  "reading state"));
-    fromDevice(s->dtype, words.data(), s->numel, data);
+    fromDevice(s->dtype, s->deviceDtype, words.data(), s->numel, data);
     return MGRT_OK;
   })
 }
@@ -145,9 +146,9 @@ mgrt_status mgrt_model_write_state(mgrt_model* m, const char* name, const void* 
     const StateTensor* s = findState(m, name);
     if (!s) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*s, bytes));
-    std::vector<uint32_t> words(size_t(s->numel));
-    MGRT_TRY(toDevice(s->dtype, data, s->numel, words.data(), s->name.c_str()));
-    return vk::uploadBuffers(&m->ctx->device, {{&m->state.arenas[s->arena], s->offset, words.data(), s->numel * 4}},
+    std::vector<uint8_t> words(size_t(s->size));
+    MGRT_TRY(toDevice(s->dtype, s->deviceDtype, data, s->numel, words.data(), s->name.c_str()));
+    return vk::uploadBuffers(&m->ctx->device, {{&m->state.arenas[s->arena], s->offset, words.data(), s->size}},
                              "writing state");
   })
 }
@@ -158,14 +159,14 @@ mgrt_status mgrt_model_save_state(mgrt_model* m, const char* path) {
     MGRT_TRY(deviceLost(m, "mgrt_model_save_state"));
     if (m->state.tensors.empty())
       return fail(MGRT_INVALID_ARGUMENT, "mgrt_model_save_state: the bundle has no state tensors");
-    std::vector<std::vector<uint32_t>> words;
+    std::vector<std::vector<uint8_t>> words;
     MGRT_TRY(readAll(m, &words, "saving state"));
     std::vector<std::vector<uint8_t>> host(words.size());
     std::vector<safetensors::TensorData> tensors;
     for (size_t i = 0; i < words.size(); ++i) {
       const StateTensor& s = m->state.tensors[i];
       host[i].resize(s.externalBytes);
-      fromDevice(s.dtype, words[i].data(), s.numel, host[i].data());
+      fromDevice(s.dtype, s.deviceDtype, words[i].data(), s.numel, host[i].data());
       tensors.push_back({s.name, safetensors::dtypeName(unsigned(s.dtype)), s.shape, host[i].data(), s.externalBytes});
     }
     std::vector<uint8_t> file = safetensors::serialize(tensors, {{"format", "mgrt-state"}});
@@ -187,7 +188,7 @@ mgrt_status mgrt_model_load_state(mgrt_model* m, const char* path) {
       return fail(MGRT_INVALID_ARGUMENT, "%s: %s", path, err.c_str());
     // Everything is checked before anything is written: a bad checkpoint
     // leaves the state as it was.
-    std::vector<std::vector<uint32_t>> words(m->state.tensors.size());
+    std::vector<std::vector<uint8_t>> words(m->state.tensors.size());
     std::vector<vk::Upload> uploads;
     for (size_t i = 0; i < m->state.tensors.size(); ++i) {
       const StateTensor& s = m->state.tensors[i];
@@ -199,9 +200,10 @@ mgrt_status mgrt_model_load_state(mgrt_model* m, const char* path) {
         return fail(MGRT_INVALID_ARGUMENT, "%s: tensor '%s' is %s in the checkpoint but %s in the bundle", path,
                     s.name.c_str(), (got + "]").c_str(), shapeText(s).c_str());
       }
-      words[i].resize(size_t(s.numel));
-      MGRT_TRY(toDevice(s.dtype, file.data() + h.dataOffset + t->begin, s.numel, words[i].data(), s.name.c_str()));
-      uploads.push_back({&m->state.arenas[s.arena], s.offset, words[i].data(), s.numel * 4});
+      words[i].resize(size_t(s.size));
+      MGRT_TRY(toDevice(s.dtype, s.deviceDtype, file.data() + h.dataOffset + t->begin, s.numel, words[i].data(),
+                        s.name.c_str()));
+      uploads.push_back({&m->state.arenas[s.arena], s.offset, words[i].data(), s.size});
     }
     for (const safetensors::TensorInfo& t : h.tensors) {
       bool known = false;

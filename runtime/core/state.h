@@ -17,11 +17,12 @@ namespace mgrt {
 struct StateTensor {
   std::string name;
   mgb::DType dtype = mgb::DType::F32;
+  mgb::DType deviceDtype = mgb::DType::F32;
   std::vector<int64_t> shape;
   uint64_t numel = 0;
   size_t externalBytes = 0;
   uint32_t arena = 0;
-  uint64_t offset = 0, size = 0;  // device range (numel * 4 bytes)
+  uint64_t offset = 0, size = 0;  // device range (numel * size of deviceDtype bytes)
 };
 
 struct ModelState {

@@ -67,7 +67,7 @@ mgrt_status planSession(const mgb::Bundle& b, const mgb::EntryPoint& e) {
       if (!shapeNumel(t->shape(), &numel))
         return fail(MGRT_DEVICE_ERROR, "dry run: verified tensor %u has a bad shape", ti);
       const uint64_t arena = b.arenas()->Get(t->arena())->size();
-      if (externalElementSize(t->dtype()) == 0 || t->size() != numel * 4 || t->offset() > arena ||
+      if (externalElementSize(t->dtype()) == 0 || t->size() != numel * deviceElementSize(t->device_dtype()) || t->offset() > arena ||
           t->size() > arena - t->offset())
         return fail(MGRT_DEVICE_ERROR, "dry run: tensor %u escapes its arena", ti);
       staging += (t->size() + 15) / 16 * 16;
