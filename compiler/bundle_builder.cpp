@@ -21,22 +21,19 @@ uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 constexpr uint32_t kWeightsArena = 0, kActivationArena = 1, kStateArena = 2;
 
-// Host data converted to the device representation (32-bit words) at `offset`.
+// Host data converted to its device dtype (numel * dtypeSize(dev) bytes) at `offset`.
 void writeDeviceWords(const HostTensor& t, DType dev, std::vector<uint8_t>& out, uint64_t offset) {
   uint8_t* dst = out.data() + offset;
-  if (dev == DType::F32 && t.type.dtype == DType::F32) {
+  if (dev == t.type.dtype) {
     std::memcpy(dst, t.data.data(), t.data.size());
     return;
   }
+  HostTensor d(TensorType{dev, t.type.shape});
   for (int64_t i = 0; i < t.numel(); ++i) {
-    if (dev == DType::F32) {
-      float f = float(t.getF(i));
-      std::memcpy(dst + 4 * i, &f, 4);
-    } else {
-      int32_t v = int32_t(t.getI(i));
-      std::memcpy(dst + 4 * i, &v, 4);
-    }
+    if (isFloat(dev)) d.setF(i, t.getF(i));
+    else d.setI(i, t.getI(i));
   }
+  if (!d.data.empty()) std::memcpy(dst, d.data.data(), d.data.size());
 }
 
 mgb::TensorEntry tensorEntry(const Value& val, uint32_t arena, uint64_t offset, uint64_t size) {

@@ -97,8 +97,9 @@ std::vector<uint8_t> exportInferenceBundle(const std::vector<uint8_t>& file, con
       if (ct->dtype != safetensors::dtypeName(unsigned(t.dtype())) || ct->shape != shape)
         throw Error(ckptName + ": tensor '" + name + "' is " + ct->dtype + " " + shapeStr(ct->shape) +
                     " in the checkpoint but " + safetensors::dtypeName(unsigned(t.dtype())) + " " + shapeStr(shape) + " in the bundle");
-      if (t.dtype() != mgb::DType::F32 && t.dtype() != mgb::DType::I32)
-        throw Error(ckptName + ": tensor '" + name + "': only f32 and i32 state can be exported");
+      // The checkpoint's bytes are copied as they are: the device must hold the same type.
+      if ((t.dtype() != mgb::DType::F32 && t.dtype() != mgb::DType::I32) || t.device_dtype() != t.dtype())
+        throw Error(ckptName + ": tensor '" + name + "': only f32 and i32 state stored as such can be exported");
       if (t.arena() >= numArenas || stateBytes[t.arena()].size() < t.offset() ||
           stateBytes[t.arena()].size() - t.offset() < ct->end - ct->begin)
         throw Error("bundle state tensor '" + name + "' lies outside its arena");

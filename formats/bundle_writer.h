@@ -34,7 +34,7 @@ struct ArenaEntry {
 struct TensorEntry {
   std::string name;
   uint8_t dtype = 0;        // mgb::DType (external)
-  uint8_t deviceDtype = 0;  // mgb::DType F32 or I32
+  uint8_t deviceDtype = 0;  // mgb::DType: what the arena holds (formats/dtype.h canStoreOnDevice)
   std::vector<int64_t> shape;
   uint32_t arena = 0;
   uint64_t offset = 0, size = 0;

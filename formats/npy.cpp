@@ -166,20 +166,6 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-size_t elementSize(DType t) {
-  switch (t) {
-    case DType::F32: return 4;
-    case DType::F16: return 2;
-    case DType::F64: return 8;
-    case DType::I64: return 8;
-    case DType::I32: return 4;
-    case DType::I8: return 1;
-    case DType::U8: return 1;
-    case DType::Bool: return 1;
-  }
-  return 0;
-}
-
 const char* descr(DType t) {
   switch (t) {
     case DType::F32: return "<f4";
@@ -190,22 +176,9 @@ const char* descr(DType t) {
     case DType::I8: return "|i1";
     case DType::U8: return "|u1";
     case DType::Bool: return "|b1";
+    case DType::BF16: return nullptr;  // NumPy has no bfloat16
   }
-  return "?";
-}
-
-const char* dtypeName(DType t) {
-  switch (t) {
-    case DType::F32: return "f32";
-    case DType::F16: return "f16";
-    case DType::F64: return "f64";
-    case DType::I64: return "i64";
-    case DType::I32: return "i32";
-    case DType::I8: return "i8";
-    case DType::U8: return "u8";
-    case DType::Bool: return "bool";
-  }
-  return "?";
+  return nullptr;
 }
 
 bool numElements(const std::vector<int64_t>& shape, uint64_t* out) {
@@ -264,6 +237,8 @@ bool readFile(const std::string& path, Array* out, std::string* error) {
 }
 
 bool write(const Array& a, std::vector<uint8_t>* out, std::string* error) {
+  if (!descr(a.dtype))
+    return fail(error, std::string("npy: NumPy has no ") + dtypeName(a.dtype) + " type (convert to f32 first)");
   uint64_t numel = 0;
   if (!numElements(a.shape, &numel)) return fail(error, "npy: shape " + shapeText(a.shape) + " is invalid");
   if (a.data.size() != numel * elementSize(a.dtype))

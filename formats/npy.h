@@ -8,11 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "formats/dtype.h"
+
 namespace mgb {
 namespace npy {
 
-// Same numbering as mgb::DType and mgrt_dtype.
-enum class DType : uint8_t { F32 = 0, F16, F64, I64, I32, I8, U8, Bool };
+// The shared element types (formats/dtype.h). NumPy has no bfloat16: the
+// reader never yields BF16 and the writer refuses it (convert to f32 first),
+// rather than writing an opaque '<V2' that NumPy cannot compute with.
+using DType = mgb::dtype::DType;
 
 struct Array {
   DType dtype = DType::F32;
@@ -20,11 +24,11 @@ struct Array {
   std::vector<uint8_t> data;   // numel * elementSize(dtype) bytes, little-endian
 };
 
-size_t elementSize(DType t);
-// NumPy's type string, e.g. "<f4", "|b1".
+inline size_t elementSize(DType t) { return dtype::size(t); }
+// NumPy's type string, e.g. "<f4", "|b1"; nullptr for BF16.
 const char* descr(DType t);
 // Short name used in messages: "f32", "f16", "bool", ...
-const char* dtypeName(DType t);
+inline const char* dtypeName(DType t) { return dtype::name(t); }
 
 // Element count of a shape; false when a dimension is negative or the count
 // (times 8 bytes) would overflow.
@@ -35,7 +39,7 @@ bool read(const uint8_t* bytes, size_t size, Array* out, std::string* error);
 bool readFile(const std::string& path, Array* out, std::string* error);
 
 // Serializes an array (version 1 header unless it needs more than 64 KiB).
-// Returns false when data.size() does not match the shape.
+// Returns false when data.size() does not match the shape or for BF16.
 bool write(const Array& a, std::vector<uint8_t>* out, std::string* error);
 bool writeFile(const std::string& path, const Array& a, std::string* error);
 

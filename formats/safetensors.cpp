@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "formats/dtype.h"
+
 namespace safetensors {
 
 namespace {
@@ -241,8 +243,9 @@ const TensorInfo* Header::find(const std::string& name) const {
 }
 
 const char* dtypeName(unsigned mgbDType) {
-  static const char* const kNames[] = {"F32", "F16", "F64", "I64", "I32", "I8", "U8", "BOOL"};
-  return mgbDType < sizeof kNames / sizeof kNames[0] ? kNames[mgbDType] : "?";
+  static const char* const kNames[] = {"F32", "F16", "F64", "I64", "I32", "I8", "U8", "BOOL", "BF16"};
+  static_assert(sizeof kNames / sizeof kNames[0] == size_t(mgb::dtype::kCount), "one name per formats/dtype.h DType");
+  return mgb::dtype::isValid(mgbDType) ? kNames[mgbDType] : "?";
 }
 
 size_t dtypeSize(const std::string& d) {

@@ -39,8 +39,8 @@ struct Header {
 // Bytes per element of a dtype name, 0 if unknown.
 size_t dtypeSize(const std::string& dtype);
 
-// The safetensors name ("F32", ..., "BOOL") of an mgb::DType / mgrt_dtype
-// value (same numbering: F32 = 0 ... Bool = 7); "?" if out of range.
+// The safetensors name ("F32", ..., "BOOL", "BF16") of a formats/dtype.h
+// DType value (the numbering of mgb::DType and mgrt_dtype); "?" if out of range.
 const char* dtypeName(unsigned mgbDType);
 
 // Parses and checks the header of a whole file image. On failure returns

@@ -10,14 +10,6 @@ using namespace kern;
 
 bool isAliasOp(const Node& n) { return n.op == Op::Reshape || n.op == Op::Identity; }
 
-DType deviceDType(DType t) {
-  switch (t) {
-    case DType::F32: case DType::F16: case DType::F64: return DType::F32;
-    case DType::I64: case DType::I32: case DType::I8: case DType::U8: case DType::Bool: return DType::I32;
-  }
-  return DType::I32;
-}
-
 std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
   if (n.outputs.size() != 1) fail(n, "expects exactly one output");
   switch (n.op) {

@@ -33,8 +33,8 @@ bool isAliasOp(const Node& n);
 // handles it (e.g. an unsupported dtype).
 std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n);
 
-// Device element type: every tensor lives on the GPU as 32-bit words.
-// Floats → F32, integers and bools → I32.
-DType deviceDType(DType t);
+// Device element type (formats/dtype.h): floats → F32, integers and bools →
+// I32; a tensor takes deviceElementSize(t) bytes per element on the GPU.
+using mgb::dtype::deviceDType;
 
 }  // namespace mgc

@@ -30,7 +30,9 @@ struct Interval {
 
 }  // namespace
 
-uint64_t deviceBytes(const TensorType& t) { return std::max<uint64_t>(uint64_t(t.numel()) * 4, 4); }
+uint64_t deviceBytes(const TensorType& t) {
+  return std::max<uint64_t>(uint64_t(t.numel()) * deviceElementSize(t.dtype), 4);
+}
 
 MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   const size_t nv = g.values.size();

@@ -21,7 +21,7 @@ namespace mgc {
 struct TensorSlot {
   int arena = -1;  // -1: not placed (unused value)
   uint64_t offset = 0;
-  uint64_t size = 0;  // device bytes (numel * 4, at least 4)
+  uint64_t size = 0;  // device bytes (numel * device element size, at least 4)
 };
 
 struct MemoryPlanInput {

@@ -9,6 +9,7 @@
 
 #include "compiler/cli/commands.h"
 #include "formats/bundle_layout.h"
+#include "formats/dtype.h"
 #include "formats/features.h"
 #include "formats/mgb_generated.h"
 
@@ -16,12 +17,11 @@ namespace mgc {
 
 namespace {
 
-const char* kDTypeNames[] = {"f32", "f16", "f64", "i64", "i32", "i8", "u8", "bool"};
 const char* kArenaNames[] = {"weights", "activations", "state"};
 
 const char* dtypeStr(mgb::DType t) {
   unsigned i = unsigned(t);
-  return i < 8 ? kDTypeNames[i] : "?";
+  return mgb::dtype::isValid(i) ? mgb::dtype::name(mgb::dtype::DType(i)) : "?";
 }
 
 std::string shapeOf(const flatbuffers::Vector<int64_t>* s) {

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "compiler/cli/commands.h"
+#include "formats/dtype.h"
 #include "formats/idx.h"
 
 namespace mgc {
@@ -90,13 +91,7 @@ std::string datasetColumns(const idx::Dataset& d, const std::vector<mgrt_tensor_
 }
 
 size_t dtypeBytes(mgrt_dtype t) {
-  switch (t) {
-    case MGRT_F32: case MGRT_I32: return 4;
-    case MGRT_F16: return 2;
-    case MGRT_F64: case MGRT_I64: return 8;
-    case MGRT_I8: case MGRT_U8: case MGRT_BOOL: return 1;
-  }
-  return 0;
+  return mgb::dtype::isValid(unsigned(t)) ? mgb::dtype::size(mgb::dtype::DType(t)) : 0;
 }
 
 Trainer::~Trainer() {

@@ -338,14 +338,15 @@ class Parser {
       bytes.insert(bytes.end(), b, b + n);
     };
     switch (dtype) {
-      case DType::F16: case DType::F32: {
+      case DType::F16: case DType::BF16: case DType::F32: {
         if (t.kind != Tok::Int && t.kind != Tok::Float) fail(t, "expected a number, got " + describe(t));
         errno = 0;
         float f = std::strtof(t.text.c_str(), nullptr);
         if (errno == ERANGE && std::isinf(f)) fail(t, t.text + " is out of range for " + dtypeName(dtype));
         if (dtype == DType::F32) return put(&f, 4);
-        uint16_t h = floatToHalf(f);
-        if (std::isfinite(f) && (h & 0x7c00) == 0x7c00) fail(t, t.text + " is out of range for f16");
+        uint16_t h = dtype == DType::F16 ? floatToHalf(f) : floatToBf16(f);
+        float back = dtype == DType::F16 ? halfToFloat(h) : bf16ToFloat(h);
+        if (std::isfinite(f) && std::isinf(back)) fail(t, t.text + " is out of range for " + dtypeName(dtype));
         return put(&h, 2);
       }
       case DType::F64: {

@@ -38,6 +38,7 @@ bool readsBackAs(const char* text, double v, DType dtype) {
       uint16_t want = floatToHalf(float(v));
       return floatToHalf(std::strtof(text, nullptr)) == want;
     }
+    case DType::BF16: return floatToBf16(std::strtof(text, nullptr)) == floatToBf16(float(v));
     case DType::F32: return std::strtof(text, nullptr) == float(v);
     case DType::F64: return std::strtod(text, nullptr) == v;
     case DType::I64: case DType::I32: case DType::I8: case DType::U8: case DType::Bool: break;
@@ -47,7 +48,7 @@ bool readsBackAs(const char* text, double v, DType dtype) {
 
 void appendElement(std::string& out, const HostTensor& t, int64_t i) {
   switch (t.type.dtype) {
-    case DType::F16: case DType::F32: case DType::F64:
+    case DType::F16: case DType::BF16: case DType::F32: case DType::F64:
       out += formatFloat(t.getF(i), t.type.dtype);
       return;
     case DType::Bool:
@@ -68,6 +69,9 @@ bool textReadsBackExactly(const HostTensor& t) {
     switch (t.type.dtype) {
       case DType::F16:
         if (std::isnan(t.getF(i)) && t.as<uint16_t>()[i] != 0x7e00) return false;
+        break;
+      case DType::BF16:
+        if (std::isnan(t.getF(i)) && t.as<uint16_t>()[i] != 0x7fc0) return false;
         break;
       case DType::F32: {
         uint32_t bits;

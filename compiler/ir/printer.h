@@ -24,7 +24,7 @@ std::string printValueName(const std::string& name);
 std::string quoteString(const std::string& s);
 
 // The shortest decimal text that reads back as the same value of `dtype`
-// (f16 / f32 / f64); always contains '.', an exponent, or is nan / inf / -inf,
+// (f16 / bf16 / f32 / f64); always contains '.', an exponent, or is nan / inf / -inf,
 // so it never reads back as an integer.
 std::string formatFloat(double v, DType dtype);
 

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/dtype.h"
+
 namespace mgc {
 
 // Every compiler error is one of these; the CLI catches it and prints it.
@@ -17,13 +19,19 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class DType : uint8_t { F32, F16, F64, I64, I32, I8, U8, Bool };
-constexpr int kNumDTypes = 8;
+// The shared element-type table (formats/dtype.h): the IR's dtype is the
+// bundle's, so no mapping table sits between them.
+using DType = mgb::dtype::DType;
+constexpr int kNumDTypes = mgb::dtype::kCount;
 
-size_t dtypeSize(DType t);
-const char* dtypeName(DType t);  // "f32", "f16", "f64", "i64", "i32", "i8", "u8", "bool"
-bool parseDType(std::string_view s, DType* out);
-bool isFloat(DType t);  // f32, f16, f64
+inline size_t dtypeSize(DType t) { return mgb::dtype::size(t); }
+// "f32", "f16", "f64", "i64", "i32", "i8", "u8", "bool", "bf16"
+inline const char* dtypeName(DType t) { return mgb::dtype::name(t); }
+inline bool parseDType(std::string_view s, DType* out) { return mgb::dtype::parse(s, out); }
+using mgb::dtype::isFloat;  // f32, f16, f64, bf16 (the shared function itself: no ADL ambiguity)
+// Bytes per element of a tensor of type t on the device: the size of its
+// device dtype (kernels/lower.h deviceDType), not of t.
+inline size_t deviceElementSize(DType t) { return mgb::dtype::deviceSize(t); }
 
 using Shape = std::vector<int64_t>;
 int64_t numel(const Shape& s);
@@ -51,7 +59,7 @@ struct HostTensor {
   int64_t numel() const { return type.numel(); }
   template <class T> T* as() { return reinterpret_cast<T*>(data.data()); }
   template <class T> const T* as() const { return reinterpret_cast<const T*>(data.data()); }
-  // Element i converted to double / int64, whatever the dtype (f16 decoded).
+  // Element i converted to double / int64, whatever the dtype (f16, bf16 decoded).
   double getF(int64_t i) const;
   int64_t getI(int64_t i) const;
   // Store v, converted to this tensor's dtype.
@@ -59,7 +67,9 @@ struct HostTensor {
   void setI(int64_t i, int64_t v);
 };
 
-float halfToFloat(uint16_t h);
-uint16_t floatToHalf(float f);
+using mgb::dtype::bf16ToFloat;
+using mgb::dtype::floatToBf16;
+using mgb::dtype::floatToHalf;
+using mgb::dtype::halfToFloat;
 
 }  // namespace mgc

@@ -75,7 +75,7 @@ HostTensor tensorFromProto(const onnx::TensorProto& t, const std::string& what) 
     case DType::I64:
       return fromTypedField(t.int64_data(), type, what, "int64_data",
                             [](HostTensor& h, int64_t i, int64_t v) { h.as<int64_t>()[i] = v; });
-    case DType::F16:  // int32_data holds the raw 16-bit patterns
+    case DType::F16: case DType::BF16:  // int32_data holds the raw 16-bit patterns
       return fromTypedField(t.int32_data(), type, what, "int32_data",
                             [](HostTensor& h, int64_t i, int32_t v) { h.as<uint16_t>()[i] = uint16_t(v); });
     case DType::I32: case DType::I8: case DType::U8: case DType::Bool:

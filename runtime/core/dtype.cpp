@@ -7,6 +7,8 @@
 namespace mgrt {
 namespace {
 
+using mgb::dtype::DType;
+
 template <typename T>
 T load(const void* base, uint64_t i) {
   T v;
@@ -19,153 +21,107 @@ void store(void* base, uint64_t i, T v) {
   std::memcpy(static_cast<uint8_t*>(base) + i * sizeof(T), &v, sizeof(T));
 }
 
-uint32_t floatBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
+// Element i of a float array of type t, as f32 (f64 rounds here).
+float loadFloat(DType t, const void* p, uint64_t i) {
+  switch (t) {
+    case DType::F16: return mgb::dtype::halfToFloat(load<uint16_t>(p, i));
+    case DType::BF16: return mgb::dtype::bf16ToFloat(load<uint16_t>(p, i));
+    case DType::F64: return float(load<double>(p, i));
+    default: return load<float>(p, i);
+  }
 }
 
-float bitsFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
+void storeFloat(DType t, void* p, uint64_t i, float v) {
+  switch (t) {
+    case DType::F16: store<uint16_t>(p, i, mgb::dtype::floatToHalf(v)); return;
+    case DType::BF16: store<uint16_t>(p, i, mgb::dtype::floatToBf16(v)); return;
+    case DType::F64: store<double>(p, i, double(v)); return;
+    default: store<float>(p, i, v); return;
+  }
 }
+
+// Element i of an integer or bool array of type t.
+int64_t loadInt(DType t, const void* p, uint64_t i) {
+  switch (t) {
+    case DType::I64: return load<int64_t>(p, i);
+    case DType::I8: return load<int8_t>(p, i);
+    case DType::U8: return load<uint8_t>(p, i);
+    case DType::Bool: return load<uint8_t>(p, i) ? 1 : 0;
+    default: return load<int32_t>(p, i);
+  }
+}
+
+// Narrowing wraps like a C cast; bool is (v != 0).
+void storeInt(DType t, void* p, uint64_t i, int64_t v) {
+  switch (t) {
+    case DType::I64: store<int64_t>(p, i, v); return;
+    case DType::I8: store<int8_t>(p, i, int8_t(uint8_t(uint64_t(v) & 0xffu))); return;
+    case DType::U8: store<uint8_t>(p, i, uint8_t(uint64_t(v) & 0xffu)); return;
+    case DType::Bool: store<uint8_t>(p, i, v != 0 ? 1 : 0); return;
+    default: store<int32_t>(p, i, int32_t(v)); return;
+  }
+}
+
+bool fits(DType t, int64_t v) {
+  switch (t) {
+    case DType::I32: return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::I8: return v >= INT8_MIN && v <= INT8_MAX;
+    case DType::U8: return v >= 0 && v <= UINT8_MAX;
+    default: return true;
+  }
+}
+
+// Copies that need no conversion (bool is normalized to 0 / 1 instead).
+bool sameBits(DType ext, DType dev) { return ext == dev && ext != DType::Bool; }
 
 }  // namespace
 
-bool isValidDType(mgb::DType t) { return uint8_t(t) <= uint8_t(mgb::DType::Bool); }
+bool isValidDType(mgb::DType t) { return mgb::dtype::isValid(unsigned(t)); }
 
-size_t externalElementSize(mgb::DType t) {
-  switch (t) {
-    case mgb::DType::F32: return 4;
-    case mgb::DType::F16: return 2;
-    case mgb::DType::F64: return 8;
-    case mgb::DType::I64: return 8;
-    case mgb::DType::I32: return 4;
-    case mgb::DType::I8: return 1;
-    case mgb::DType::U8: return 1;
-    case mgb::DType::Bool: return 1;
-  }
-  return 0;
-}
+size_t externalElementSize(mgb::DType t) { return isValidDType(t) ? mgb::dtype::size(shared(t)) : 0; }
+
+size_t deviceElementSize(mgb::DType dev) { return externalElementSize(dev); }
 
 mgb::DType deviceDTypeFor(mgb::DType t) {
-  switch (t) {
-    case mgb::DType::F32: return mgb::DType::F32;
-    case mgb::DType::F16: return mgb::DType::F32;
-    case mgb::DType::F64: return mgb::DType::F32;
-    case mgb::DType::I64: return mgb::DType::I32;
-    case mgb::DType::I32: return mgb::DType::I32;
-    case mgb::DType::I8: return mgb::DType::I32;
-    case mgb::DType::U8: return mgb::DType::I32;
-    case mgb::DType::Bool: return mgb::DType::I32;
-  }
-  return mgb::DType::F32;
+  return isValidDType(t) ? mgb::DType(mgb::dtype::deviceDType(shared(t))) : mgb::DType::F32;
 }
 
-const char* dtypeName(mgb::DType t) {
-  return isValidDType(t) ? mgb::EnumNameDType(t) : "invalid";
+bool canStoreOnDevice(mgb::DType ext, mgb::DType dev) {
+  return isValidDType(ext) && isValidDType(dev) && mgb::dtype::canStoreOnDevice(shared(ext), shared(dev));
 }
 
-uint16_t floatToHalf(float f) {
-  const uint32_t x = floatBits(f);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const int32_t exp = int32_t((x >> 23) & 0xffu);
-  const uint32_t mant = x & 0x7fffffu;
-  if (exp == 255) return uint16_t(sign | 0x7c00u | (mant ? 0x200u | (mant >> 13) : 0u));
-  const int32_t e = exp - 127 + 15;
-  if (e >= 31) return uint16_t(sign | 0x7c00u);
-  if (e <= 0) {  // half subnormal (or zero): value = m * 2^-24
-    if (e < -10) return uint16_t(sign);
-    const uint32_t full = mant | 0x800000u;
-    const uint32_t shift = uint32_t(14 - e);
-    uint32_t m = full >> shift;
-    const uint32_t rem = full & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-    if (rem > half || (rem == half && (m & 1u))) ++m;  // a carry becomes the smallest normal
-    return uint16_t(sign | m);
-  }
-  uint32_t h = sign | (uint32_t(e) << 10) | (mant >> 13);
-  const uint32_t rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // a carry may round up to inf
-  return uint16_t(h);
-}
+const char* dtypeName(mgb::DType t) { return isValidDType(t) ? mgb::EnumNameDType(t) : "invalid"; }
 
-float halfToFloat(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  if (exp == 0) {
-    if (mant == 0) return bitsFloat(sign);
-    exp = 127 - 15 + 1;  // normalize the subnormal
-    while (!(mant & 0x400u)) {
-      mant <<= 1;
-      --exp;
-    }
-    return bitsFloat(sign | (exp << 23) | ((mant & 0x3ffu) << 13));
-  }
-  if (exp == 31) return bitsFloat(sign | 0x7f800000u | (mant << 13));
-  return bitsFloat(sign | ((exp + 127 - 15) << 23) | (mant << 13));
-}
-
-mgrt_status toDevice(mgb::DType ext, const void* src, uint64_t numel, uint32_t* dst,
+mgrt_status toDevice(mgb::DType extType, mgb::DType devType, const void* src, uint64_t numel, void* dst,
                      const char* tensor) {
-  switch (ext) {
-    case mgb::DType::F32:
-    case mgb::DType::I32:
-      std::memcpy(dst, src, size_t(numel) * 4);
-      return MGRT_OK;
-    case mgb::DType::F16:
-      for (uint64_t i = 0; i < numel; ++i) dst[i] = floatBits(halfToFloat(load<uint16_t>(src, i)));
-      return MGRT_OK;
-    case mgb::DType::F64:
-      for (uint64_t i = 0; i < numel; ++i) dst[i] = floatBits(float(load<double>(src, i)));
-      return MGRT_OK;
-    case mgb::DType::I64:
-      for (uint64_t i = 0; i < numel; ++i) {  // check all first: fail without a partial write
-        const int64_t v = load<int64_t>(src, i);
-        if (v < INT32_MIN || v > INT32_MAX)
-          return fail(MGRT_INVALID_ARGUMENT,
-                      "input '%s' element %llu: value %lld does not fit the device's 32-bit integers",
-                      tensor, (unsigned long long)i, (long long)v);
-      }
-      for (uint64_t i = 0; i < numel; ++i) dst[i] = uint32_t(int32_t(load<int64_t>(src, i)));
-      return MGRT_OK;
-    case mgb::DType::I8:
-      for (uint64_t i = 0; i < numel; ++i) dst[i] = uint32_t(int32_t(load<int8_t>(src, i)));
-      return MGRT_OK;
-    case mgb::DType::U8:
-      for (uint64_t i = 0; i < numel; ++i) dst[i] = load<uint8_t>(src, i);
-      return MGRT_OK;
-    case mgb::DType::Bool:
-      for (uint64_t i = 0; i < numel; ++i) dst[i] = load<uint8_t>(src, i) ? 1u : 0u;
-      return MGRT_OK;
+  const DType ext = shared(extType), dev = shared(devType);
+  if (sameBits(ext, dev)) {
+    std::memcpy(dst, src, size_t(numel * mgb::dtype::size(ext)));
+    return MGRT_OK;
   }
-  return fail(MGRT_INVALID_ARGUMENT, "input '%s': invalid dtype", tensor);
+  if (mgb::dtype::isFloat(dev)) {
+    for (uint64_t i = 0; i < numel; ++i) storeFloat(dev, dst, i, loadFloat(ext, src, i));
+    return MGRT_OK;
+  }
+  for (uint64_t i = 0; i < numel; ++i) {  // check all first: fail without a partial write
+    const int64_t v = loadInt(ext, src, i);
+    if (!fits(dev, v))
+      return fail(MGRT_INVALID_ARGUMENT, "input '%s' element %llu: value %lld does not fit the device's %s",
+                  tensor, (unsigned long long)i, (long long)v,
+                  dev == DType::I32 ? "32-bit integers" : mgb::dtype::name(dev));
+  }
+  for (uint64_t i = 0; i < numel; ++i) storeInt(dev, dst, i, loadInt(ext, src, i));
+  return MGRT_OK;
 }
 
-void fromDevice(mgb::DType ext, const uint32_t* src, uint64_t numel, void* dst) {
-  switch (ext) {
-    case mgb::DType::F32:
-    case mgb::DType::I32:
-      std::memcpy(dst, src, size_t(numel) * 4);
-      return;
-    case mgb::DType::F16:
-      for (uint64_t i = 0; i < numel; ++i) store<uint16_t>(dst, i, floatToHalf(bitsFloat(src[i])));
-      return;
-    case mgb::DType::F64:
-      for (uint64_t i = 0; i < numel; ++i) store<double>(dst, i, double(bitsFloat(src[i])));
-      return;
-    case mgb::DType::I64:
-      for (uint64_t i = 0; i < numel; ++i) store<int64_t>(dst, i, int64_t(int32_t(src[i])));
-      return;
-    case mgb::DType::I8:
-      for (uint64_t i = 0; i < numel; ++i) store<int8_t>(dst, i, int8_t(src[i] & 0xffu));
-      return;
-    case mgb::DType::U8:
-      for (uint64_t i = 0; i < numel; ++i) store<uint8_t>(dst, i, uint8_t(src[i] & 0xffu));
-      return;
-    case mgb::DType::Bool:
-      for (uint64_t i = 0; i < numel; ++i) store<uint8_t>(dst, i, src[i] ? 1 : 0);
-      return;
+void fromDevice(mgb::DType extType, mgb::DType devType, const void* src, uint64_t numel, void* dst) {
+  const DType ext = shared(extType), dev = shared(devType);
+  if (sameBits(ext, dev)) {
+    std::memcpy(dst, src, size_t(numel * mgb::dtype::size(ext)));
+  } else if (mgb::dtype::isFloat(dev)) {
+    for (uint64_t i = 0; i < numel; ++i) storeFloat(ext, dst, i, loadFloat(dev, src, i));
+  } else {
+    for (uint64_t i = 0; i < numel; ++i) storeInt(ext, dst, i, loadInt(dev, src, i));
   }
 }
 

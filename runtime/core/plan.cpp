@@ -19,6 +19,7 @@ TensorPlan describe(const mgb::Bundle& b, uint32_t index) {
   p.tensor = t;
   p.name = t->name()->str();
   p.dtype = t->dtype();
+  p.deviceDtype = t->device_dtype();
   if (t->shape()) p.shape.assign(t->shape()->begin(), t->shape()->end());
   shapeNumel(t->shape(), &p.numel);  // verified: cannot fail
   p.externalBytes = size_t(p.numel * externalElementSize(p.dtype));

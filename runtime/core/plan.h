@@ -18,13 +18,14 @@ namespace mgrt {
 struct TensorPlan {
   const mgb::Tensor* tensor = nullptr;
   std::string name;
-  mgb::DType dtype = mgb::DType::F32;  // external dtype
+  mgb::DType dtype = mgb::DType::F32;        // external dtype
+  mgb::DType deviceDtype = mgb::DType::F32;  // how it is stored on the device
   std::vector<int64_t> shape;
   uint64_t numel = 0;
   size_t externalBytes = 0;  // numel * external element size
   uint32_t arena = 0;
-  uint64_t offset = 0, size = 0;  // device range (numel * 4 bytes)
-  uint64_t stagingOffset = 0;     // session inputs/outputs: where the words sit in staging
+  uint64_t offset = 0, size = 0;  // device range (numel * device element size)
+  uint64_t stagingOffset = 0;     // session inputs/outputs: where the device bytes sit in staging
 };
 
 // The params buffer of a model: every dispatch's params words, each at an

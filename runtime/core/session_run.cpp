@@ -35,8 +35,7 @@ mgrt_status checkSize(const TensorPlan& io, size_t bytes, const char* kind) {
               shapeText(io).c_str(), io.externalBytes, bytes);
 }
 
-uint32_t* stagingWords(mgrt_session* s, const TensorPlan& io) {
-  return reinterpret_cast<uint32_t*>(s->stagingBytes + io.stagingOffset);
+uint8_t* stagingData(mgrt_session* s, const TensorPlan& io) { return s->stagingBytes + io.stagingOffset;
 }
 
 }  // namespace
@@ -49,7 +48,7 @@ mgrt_status mgrt_session_set_input(mgrt_session* s, const char* name, const void
     const TensorPlan* io = find(s->plan.inputs, name, "input");
     if (!io) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*io, bytes, "input"));
-    return toDevice(io->dtype, data, io->numel, stagingWords(s, *io), io->name.c_str());
+    return toDevice(io->dtype, io->deviceDtype, data, io->numel, stagingData(s, *io), io->name.c_str());
   })
 }
 
@@ -77,7 +76,7 @@ mgrt_status mgrt_session_get_output(mgrt_session* s, const char* name, void* dat
     if (!s->hasRun)
       return fail(MGRT_INVALID_ARGUMENT, "output '%s' read before the first mgrt_session_run",
                   name);
-    fromDevice(io->dtype, stagingWords(s, *io), io->numel, data);
+    fromDevice(io->dtype, io->deviceDtype, stagingData(s, *io), io->numel, data);
     return MGRT_OK;
   })
 }

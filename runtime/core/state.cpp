@@ -68,14 +68,14 @@ mgrt_status checkSize(const TensorPlan& s, size_t bytes) {
               s.externalBytes, bytes);
 }
 
-// All state tensors' device words, in directory order.
-mgrt_status readAll(mgrt_model* m, std::vector<std::vector<uint32_t>>* words, const char* what) {
+// All state tensors' device representations, in directory order.
+mgrt_status readAll(mgrt_model* m, std::vector<std::vector<uint8_t>>* words, const char* what) {
   std::vector<Download> downloads;
   words->resize(m->state.tensors.size());
   for (size_t i = 0; i < m->state.tensors.size(); ++i) {
     const TensorPlan& s = m->state.tensors[i];
-    (*words)[i].resize(size_t(s.numel));
-    downloads.push_back({m->state.arenas[s.arena], s.offset, (*words)[i].data(), s.numel * 4});
+    (*words)[i].resize(size_t(s.size));
+    downloads.push_back({m->state.arenas[s.arena], s.offset, (*words)[i].data(), s.size});
   }
   return m->backend->download(downloads, what);
 }
@@ -112,10 +112,10 @@ mgrt_status mgrt_model_read_state(mgrt_model* m, const char* name, void* data, s
     const TensorPlan* s = findState(m, name);
     if (!s) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*s, bytes));
-    std::vector<uint32_t> words(size_t(s->numel));
-    MGRT_TRY(m->backend->download({{m->state.arenas[s->arena], s->offset, words.data(), s->numel * 4}},
-                                  "reading state"));
-    fromDevice(s->dtype, words.data(), s->numel, data);
+    std::vector<uint8_t> words(size_t(s->size));
+    MGRT_TRY(m->backend->download({{m->state.arenas[s->arena], s->offset, words.data(), s->size}},
+                                 "reading state"));
+    fromDevice(s->dtype, s->deviceDtype, words.data(), s->numel, data);
     return MGRT_OK;
   })
 }
@@ -127,9 +127,10 @@ mgrt_status mgrt_model_write_state(mgrt_model* m, const char* name, const void* 
     const TensorPlan* s = findState(m, name);
     if (!s) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*s, bytes));
-    std::vector<uint32_t> words(size_t(s->numel));
-    MGRT_TRY(toDevice(s->dtype, data, s->numel, words.data(), s->name.c_str()));
-    return m->backend->upload({{m->state.arenas[s->arena], s->offset, words.data(), s->numel * 4}}, "writing state");
+    std::vector<uint8_t> words(size_t(s->size));
+    MGRT_TRY(toDevice(s->dtype, s->deviceDtype, data, s->numel, words.data(), s->name.c_str()));
+    return m->backend->upload({{m->state.arenas[s->arena], s->offset, words.data(), s->size}},
+                             "writing state");
   })
 }
 
@@ -139,14 +140,14 @@ mgrt_status mgrt_model_save_state(mgrt_model* m, const char* path) {
     MGRT_TRY(deviceLost(m, "mgrt_model_save_state"));
     if (m->state.tensors.empty())
       return fail(MGRT_INVALID_ARGUMENT, "mgrt_model_save_state: the bundle has no state tensors");
-    std::vector<std::vector<uint32_t>> words;
+    std::vector<std::vector<uint8_t>> words;
     MGRT_TRY(readAll(m, &words, "saving state"));
     std::vector<std::vector<uint8_t>> host(words.size());
     std::vector<safetensors::TensorData> tensors;
     for (size_t i = 0; i < words.size(); ++i) {
       const TensorPlan& s = m->state.tensors[i];
       host[i].resize(s.externalBytes);
-      fromDevice(s.dtype, words[i].data(), s.numel, host[i].data());
+      fromDevice(s.dtype, s.deviceDtype, words[i].data(), s.numel, host[i].data());
       tensors.push_back({s.name, safetensors::dtypeName(unsigned(s.dtype)), s.shape, host[i].data(), s.externalBytes});
     }
     std::vector<uint8_t> file = safetensors::serialize(tensors, {{"format", "mgrt-state"}});
@@ -168,7 +169,7 @@ mgrt_status mgrt_model_load_state(mgrt_model* m, const char* path) {
       return fail(MGRT_INVALID_ARGUMENT, "%s: %s", path, err.c_str());
     // Everything is checked before anything is written: a bad checkpoint
     // leaves the state as it was.
-    std::vector<std::vector<uint32_t>> words(m->state.tensors.size());
+    std::vector<std::vector<uint8_t>> words(m->state.tensors.size());
     std::vector<Upload> uploads;
     for (size_t i = 0; i < m->state.tensors.size(); ++i) {
       const TensorPlan& s = m->state.tensors[i];
@@ -180,9 +181,10 @@ mgrt_status mgrt_model_load_state(mgrt_model* m, const char* path) {
         return fail(MGRT_INVALID_ARGUMENT, "%s: tensor '%s' is %s in the checkpoint but %s in the bundle", path,
                     s.name.c_str(), (got + "]").c_str(), shapeText(s).c_str());
       }
-      words[i].resize(size_t(s.numel));
-      MGRT_TRY(toDevice(s.dtype, file.data() + h.dataOffset + t->begin, s.numel, words[i].data(), s.name.c_str()));
-      uploads.push_back({m->state.arenas[s.arena], s.offset, words[i].data(), s.numel * 4});
+      words[i].resize(size_t(s.size));
+      MGRT_TRY(toDevice(s.dtype, s.deviceDtype, file.data() + h.dataOffset + t->begin, s.numel, words[i].data(),
+                        s.name.c_str()));
+      uploads.push_back({m->state.arenas[s.arena], s.offset, words[i].data(), s.size});
     }
     for (const safetensors::TensorInfo& t : h.tensors) {
       bool known = false;

@@ -44,7 +44,7 @@ mgrt_status escapes(const char* what) { return fail(MGRT_DEVICE_ERROR, "dry run:
 // A host-visible tensor: its device range inside its arena, sized for its
 // elements, and (session inputs/outputs) its words inside the staging buffer.
 mgrt_status checkTensor(const mgb::Bundle& b, const TensorPlan& t, const uint64_t* stagingSize, const char* what) {
-  if (externalElementSize(t.dtype) == 0 || t.size != t.numel * 4)
+  if (externalElementSize(t.dtype) == 0 || t.size != t.numel * deviceElementSize(t.deviceDtype))
     return fail(MGRT_DEVICE_ERROR, "dry run: %s '%s' has a bad dtype or size", what, t.name.c_str());
   if (t.arena >= b.arenas()->size() || !inside(t.offset, t.size, b.arenas()->Get(t.arena)->size()))
     return escapes(what);

@@ -82,16 +82,17 @@ mgrt_status checkKernel(const mgb::Kernel& k, size_t i, const DeviceLimits& lim,
 mgrt_status checkTensor(const mgb::Bundle& b, const mgb::Tensor& t, size_t i) {
   const std::string where = label("tensor", i, t.name());
   if (!isValidDType(t.dtype())) return bad(where, format("dtype %u is not a known dtype", unsigned(t.dtype())));
-  if (t.device_dtype() != deviceDTypeFor(t.dtype()))
-    return bad(where, format("device dtype %s does not match external dtype %s (expected %s)",
+  if (!canStoreOnDevice(t.dtype(), t.device_dtype()))
+    return bad(where, format("device dtype %s cannot hold external dtype %s (expected %s)",
                              dtypeName(t.device_dtype()), dtypeName(t.dtype()),
                              dtypeName(deviceDTypeFor(t.dtype()))));
   if (!elementsAligned(t.shape())) return bad(where, "shape vector is not 8-byte aligned");
   uint64_t numel = 0;
   if (!shapeNumel(t.shape(), &numel)) return bad(where, "shape has a negative or overflowing dimension");
-  if (t.size() != numel * 4)
+  const uint64_t width = deviceElementSize(t.device_dtype());
+  if (t.size() != numel * width)
     return bad(where, format("size %llu bytes but its %llu elements need %llu",
-                             (ull)t.size(), (ull)numel, (ull)(numel * 4)));
+                             (ull)t.size(), (ull)numel, (ull)(numel * width)));
   if (t.arena() >= b.arenas()->size())
     return bad(where, format("arena %u does not exist (%u arenas)", t.arena(), b.arenas()->size()));
   const uint64_t arenaSize = b.arenas()->Get(t.arena())->size();

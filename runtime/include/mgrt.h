@@ -33,9 +33,12 @@ typedef enum mgrt_status {
   MGRT_IO_ERROR = 7
 } mgrt_status;
 
+/* Element types; new ones are only ever appended. BF16 is bfloat16 (the top
+ * 16 bits of an f32), converted rounding to nearest even like F16. */
 typedef enum mgrt_dtype {
   MGRT_F32 = 0, MGRT_F16 = 1, MGRT_F64 = 2, MGRT_I64 = 3,
-  MGRT_I32 = 4, MGRT_I8 = 5, MGRT_U8 = 6, MGRT_BOOL = 7
+  MGRT_I32 = 4, MGRT_I8 = 5, MGRT_U8 = 6, MGRT_BOOL = 7,
+  MGRT_BF16 = 8
 } mgrt_dtype;
 
 typedef struct mgrt_context mgrt_context;

@@ -118,6 +118,21 @@ TEST_CASE("npy files on disk", "[formats][npy]") {
   CHECK(err.find("needs 8") != std::string::npos);
 }
 
+TEST_CASE("npy has no bfloat16: writing one is refused, reading never yields one", "[formats][npy]") {
+  Array a;
+  a.dtype = DType::BF16;
+  a.shape = {2};
+  a.data = {0x80, 0x3f, 0x00, 0x40};
+  std::vector<uint8_t> bytes;
+  std::string err;
+  CHECK_FALSE(mgb::npy::write(a, &bytes, &err));
+  CHECK(err == "npy: NumPy has no bf16 type (convert to f32 first)");
+  CHECK(mgb::npy::descr(DType::BF16) == nullptr);
+  // ml_dtypes saves bfloat16 as an opaque two-byte void type.
+  CHECK(readError(withHeader("{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }", 4))
+            .find("unsupported dtype '<V2'") != std::string::npos);
+}
+
 TEST_CASE("hostile npy headers fail with a message", "[formats][npy]") {
   const std::string ok = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
   CHECK(readError(withHeader(ok, 8)) == "");

@@ -178,8 +178,10 @@ Graph graphWithEveryDType() {
     g.addInput("input_" + base, {dt, {2, 3}});
     HostTensor edges({dt, {8}});
     if (isFloat(dt)) {
-      double denorm = dt == DType::F16 ? 5.960464477539063e-08 : dt == DType::F32 ? 1.401298464324817e-45 : 4.9e-324;
-      double big = dt == DType::F16 ? 65504.0 : dt == DType::F32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+      double denorm = dt == DType::F16 ? 5.960464477539063e-08 : dt == DType::F32 ? 1.401298464324817e-45
+                      : dt == DType::BF16 ? 9.183549615799121e-41 : 4.9e-324;
+      double big = dt == DType::F16 ? 65504.0 : dt == DType::F32 ? 3.4028234663852886e38
+                   : dt == DType::BF16 ? 3.3895313892515355e38 : 1.7976931348623157e308;
       double vals[8] = {0.1, -0.0, inf, -inf, nan, denorm, big, 1.0 / 3.0};
       for (int i = 0; i < 8; ++i) edges.setF(i, vals[i]);
     } else if (dt == DType::Bool) {

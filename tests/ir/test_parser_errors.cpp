@@ -57,6 +57,8 @@ TEST_CASE("parser errors name file, line, column and reason", "[ir][parser]") {
        "bad.mgir:2:28: 1e39 is out of range for f32"},
       {"graph @g() {\n  %k = const f16[1] dense<[70000]>\n  return %k\n}",
        "bad.mgir:2:28: 70000 is out of range for f16"},
+      {"graph @g() {\n  %k = const bf16[1] dense<[3.4e38]>\n  return %k\n}",
+       "bad.mgir:2:29: 3.4e38 is out of range for bf16"},
       {"graph @g() {\n  %k = const f32[2] dense<\"0x0000\">\n  return %k\n}",
        "bad.mgir:2:27: hex data has 2 bytes, type f32[2] needs 8"},
       {"graph @g() {\n  %k = const f32[20] dense_resource<elided>\n  return %k\n}",

@@ -123,6 +123,23 @@ TEST_CASE("floats print shortest and keep their type", "[ir][printer]") {
   CHECK(formatFloat(double(float(1.0 / 3.0)), DType::F32) == "0.33333334");
   CHECK(formatFloat(1.0 / 3.0, DType::F64) == "0.3333333333333333");
   CHECK(formatFloat(double(halfToFloat(floatToHalf(0.1f))), DType::F16) == "0.1");
+  CHECK(formatFloat(double(bf16ToFloat(floatToBf16(0.1f))), DType::BF16) == "0.1");
+  CHECK(formatFloat(3.140625, DType::BF16) == "3.14");
+}
+
+TEST_CASE("bf16 is a dtype of the text IR", "[ir][printer][parser]") {
+  DType t = DType::F32;
+  REQUIRE(parseDType("bf16", &t));
+  CHECK(t == DType::BF16);
+  CHECK(TensorType{DType::BF16, {2, 3}}.str() == "bf16[2,3]");
+  HostTensor h({DType::BF16, {3}});
+  h.setF(0, 1.0);
+  h.setF(1, 3.14159265);
+  h.setF(2, -0.0);
+  CHECK(h.as<uint16_t>()[0] == 0x3f80);
+  CHECK(h.as<uint16_t>()[1] == 0x4049);  // rounded to nearest
+  CHECK(h.getF(1) == 3.140625);
+  CHECK(h.as<uint16_t>()[2] == 0x8000);
 }
 
 TEST_CASE("names that are not identifiers are quoted and escaped", "[ir][printer][parser]") {

@@ -221,4 +221,5 @@ TEST_CASE("device dtypes are 32-bit words") {
   CHECK(deviceDType(DType::I64) == DType::I32);
   CHECK(deviceDType(DType::Bool) == DType::I32);
   CHECK(deviceDType(DType::U8) == DType::I32);
+  CHECK(deviceDType(DType::BF16) == DType::F32);
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "formats/bundle_layout.h"
+#include "formats/dtype.h"
 
 namespace rt_test {
 namespace {
@@ -78,21 +79,23 @@ mgb::BundleSpec addSpec(uint32_t n, bool chain) {
   return s;
 }
 
-mgb::BundleSpec identitySpec(uint8_t dtype, std::vector<int64_t> shape) {
+mgb::BundleSpec identitySpec(uint8_t dtype, std::vector<int64_t> shape, int deviceDtype) {
   mgb::BundleSpec s;
   s.producer = "mgrt tests";
   uint64_t numel = 1;
   for (int64_t d : shape) numel *= uint64_t(d);
-  const bool isFloat = dtype <= 2;  // F32, F16, F64
+  const mgb::dtype::DType dev =
+      deviceDtype < 0 ? mgb::dtype::deviceDType(mgb::dtype::DType(dtype)) : mgb::dtype::DType(deviceDtype);
+  const uint64_t size = numel * mgb::dtype::size(dev);
   s.arenas.push_back({kWeights, 0});
-  s.arenas.push_back({kActivations, (numel * 4 + 255) / 256 * 256});
+  s.arenas.push_back({kActivations, (size + 255) / 256 * 256});
   mgb::TensorEntry x;
   x.name = "x";
   x.dtype = dtype;
-  x.deviceDtype = isFloat ? 0 : 4;
+  x.deviceDtype = uint8_t(dev);
   x.shape = shape;
   x.arena = 1;
-  x.size = numel * 4;
+  x.size = size;
   s.tensors.push_back(x);
   mgb::EntryPointEntry e;
   e.name = "identity";

@@ -25,8 +25,9 @@ mgb::KernelEntry addKernel();
 mgb::BundleSpec addSpec(uint32_t n, bool chain = true);
 
 // An entry point "identity" with no dispatches whose input tensor "x" is
-// also its output: a round trip through the device dtype.
-mgb::BundleSpec identitySpec(uint8_t dtype, std::vector<int64_t> shape);
+// also its output: a round trip through the device dtype (deviceDtype < 0:
+// the compiler's choice, F32 or I32; else that mgb::DType, sized to it).
+mgb::BundleSpec identitySpec(uint8_t dtype, std::vector<int64_t> shape, int deviceDtype = -1);
 
 // One context per test binary, validation on; destroyed at exit.
 mgrt_context* context();

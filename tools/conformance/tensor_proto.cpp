@@ -49,6 +49,7 @@ bool fillFromTypedFields(const onnx::TensorProto& tp, HostTensor* t, std::string
       for (int64_t i = 0; i < n; ++i) t->as<int64_t>()[i] = tp.int64_data(int(i));
       return true;
     case DType::F16:
+    case DType::BF16:
       if (tp.int32_data_size() != n) return sizeMismatch(tp.int32_data_size());
       for (int64_t i = 0; i < n; ++i) t->as<uint16_t>()[i] = uint16_t(tp.int32_data(int(i)));
       return true;
@@ -109,6 +110,7 @@ mgrt_dtype mgcToMgrtDType(DType t) {
     case DType::I8: return MGRT_I8;
     case DType::U8: return MGRT_U8;
     case DType::Bool: return MGRT_BOOL;
+    case DType::BF16: return MGRT_BF16;
   }
   return MGRT_F32;
 }
@@ -123,6 +125,7 @@ DType mgrtToMgcDType(mgrt_dtype t) {
     case MGRT_I8: return DType::I8;
     case MGRT_U8: return DType::U8;
     case MGRT_BOOL: return DType::Bool;
+    case MGRT_BF16: return DType::BF16;
   }
   return DType::F32;
 }

@@ -85,3 +85,12 @@ TEST_CASE("all offsets are aligned for descriptor binding") {
   for (const TensorSlot& s : p.slots)
     if (s.arena >= 0) CHECK(s.offset % kArenaAlign == 0);
 }
+
+TEST_CASE("a tensor's device size is numel times its device dtype's width") {
+  CHECK(deviceBytes({DType::F32, {3, 5}}) == 60);
+  CHECK(deviceBytes({DType::F16, {3}}) == 12);   // f16 lives on the device as f32
+  CHECK(deviceBytes({DType::BF16, {3}}) == 12);
+  CHECK(deviceBytes({DType::I64, {2}}) == 8);    // i64 as i32
+  CHECK(deviceBytes({DType::Bool, {5}}) == 20);  // bool as i32
+  CHECK(deviceBytes({DType::F32, {0}}) == 4);    // never an empty binding
+}
