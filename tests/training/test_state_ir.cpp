@@ -4,11 +4,13 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
+#include "compiler/bundle_builder.h"
 #include "compiler/bundle_export.h"
 #include "compiler/ir/eval.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "formats/safetensors.h"
+#include "kernels/lower.h"
 #include "passes/memory_plan.h"
 #include "passes/passes.h"
 #include "test_train_util.h"
@@ -166,4 +168,59 @@ TEST_CASE("safetensors: round trip and hostile headers", "[training][safetensors
   bad(R"({"t": "unterminated)", "not valid JSON");
   std::vector<uint8_t> huge(16, 0xff);
   CHECK_FALSE(safetensors::parseHeader(huge.data(), huge.size(), &h, &err));
+}
+
+namespace {
+
+// The memory-plan input BundleBuilder derives (compiler/bundle_builder.cpp);
+// `elementwise` off reproduces the plan of before in-place updates.
+MemoryPlanInput planInput(const Graph& g, bool elementwise, int* nodeDispatches) {
+  MemoryPlanInput in;
+  *nodeDispatches = 0;
+  for (const Node& n : g.nodes) {
+    const bool alias = isAliasOp(n);
+    const OpClass cls = opInfo(n.op).cls;
+    in.isAlias.push_back(alias);
+    in.mayRunInPlace.push_back(!alias && cls != OpClass::Other &&
+                               deviceDType(g.type(n.outputs[0]).dtype) == deviceDType(g.type(n.inputs[0]).dtype));
+    std::vector<DispatchPlan> plans = alias ? std::vector<DispatchPlan>{} : lowerNode(g, n);
+    *nodeDispatches += int(plans.size());
+    in.elementwise.push_back(elementwise && plans.size() == 1 && plans[0].kernel == "eltwise");
+  }
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("AdamW writes parameters, moments and the step counter in place", "[training][plan]") {
+  TrainOptions to;
+  to.optimizer.kind = OptimizerKind::AdamW;
+  to.optimizer.weightDecay = 0.01;
+  TrainingProgram prog = buildTrainingProgram(loadTrainableModel(fixture("mlp.onnx")), to);
+  Graph& g = prog.trainStep;
+  runGraphPipeline(g, "mlp", {}, nullptr);
+  const size_t updates = g.stateUpdates.size();
+  REQUIRE(updates == 3 * prog.parameters.size() + 1);  // p, exp_avg, exp_avg_sq each; opt.step
+
+  int nodeDispatches = 0;
+  MemoryPlan before = planMemory(g, planInput(g, false, &nodeDispatches));
+  MemoryPlan after = planMemory(g, planInput(g, true, &nodeDispatches));
+  CHECK(before.inPlaceUpdates == 0);
+  CHECK(after.inPlaceUpdates == int(updates));
+  for (const auto& [state, next] : g.stateUpdates) {
+    INFO(g.value(state).name);
+    CHECK(after.stateHome[size_t(next)] == state);
+    CHECK(after.slots[size_t(next)].arena == -1);  // no activation bytes: the State arena slot
+    CHECK(before.slots[size_t(next)].arena == 1);
+  }
+  CHECK(after.activationBytes < before.activationBytes);
+  CHECK(after.naiveActivationBytes < before.naiveActivationBytes);
+
+  // The bundle has no update copies: one dispatch per lowered node dispatch
+  // (the plan of before added one copy per update).
+  BundleBuilder builder("mlp", nullptr);
+  builder.addEntryPoint("train_step", g, nullptr);
+  CHECK(builder.stats()[0].dispatches == nodeDispatches);
+  CHECK(builder.stats()[0].activationBytes == after.activationBytes);
+  for (const mgb::DispatchEntry& d : builder.spec().entryPoints[0].dispatches) CHECK(d.node.rfind("update:", 0) != 0);
 }
