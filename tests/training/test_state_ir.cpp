@@ -224,3 +224,40 @@ TEST_CASE("AdamW writes parameters, moments and the step counter in place", "[tr
   CHECK(builder.stats()[0].activationBytes == after.activationBytes);
   for (const mgb::DispatchEntry& d : builder.spec().entryPoints[0].dispatches) CHECK(d.node.rfind("update:", 0) != 0);
 }
+
+TEST_CASE("a decode step writes a KV-cache row in place at a run-time position", "[training][state_write]") {
+  // Each run writes %row at position %t of the cache and returns the sum of
+  // the written cache; positions past the end write nothing.
+  const char* text = R"(graph @decode(%row: f32[1,3], %t: i32[]) {
+  %cache = state f32[4,3] dense<0.0>
+  %cache.next = state_write(%cache, %row, %t) {axis = 0} : f32[4,3]
+  %s = reduce_sum(%cache.next) {axes = [0, 1], keepdims = 0} : f32[]
+  update %cache = %cache.next
+  return %s
+}
+)";
+  CompileResult r = compileGraph(parseGraph(text, "decode.mgir"), "decode.mgir");
+  mgrt_model* model = nullptr;
+  mgrt_session* s = nullptr;
+  REQUIRE(mgrt_model_load(gpu(), r.bundle.data(), r.bundle.size(), &model) == MGRT_OK);
+  REQUIRE(mgrt_session_create(model, "infer", &s) == MGRT_OK);
+  auto step = [&](int32_t t, float v) {
+    float row[3] = {v, 2 * v, 3 * v};
+    REQUIRE(mgrt_session_set_input(s, "row", row, sizeof row) == MGRT_OK);
+    REQUIRE(mgrt_session_set_input(s, "t", &t, sizeof t) == MGRT_OK);
+    REQUIRE(mgrt_session_run(s) == MGRT_OK);
+    float sum = 0;
+    REQUIRE(mgrt_session_get_output(s, "s", &sum, sizeof sum) == MGRT_OK);
+    return sum;
+  };
+  CHECK(step(0, 1) == 6);
+  CHECK(step(2, 10) == 66);
+  CHECK(step(4, 100) == 66);   // past the end: nothing written
+  CHECK(step(-1, 100) == 66);  // negative: nothing written
+  CHECK(step(3, 0.5f) == 69);
+  std::vector<float> cache(12);
+  REQUIRE(mgrt_model_read_state(model, "cache", cache.data(), cache.size() * 4) == MGRT_OK);
+  CHECK(cache == std::vector<float>{1, 2, 3, 0, 0, 0, 10, 20, 30, 0.5f, 1, 1.5f});
+  mgrt_session_destroy(s);
+  mgrt_model_destroy(model);
+}
