@@ -16,7 +16,7 @@ std::vector<DispatchPlan> lowerStateWrite(const Graph& g, const Node& n) {
   // D and J go through i32 too: the kernel compares offset <= D - J signed.
   d.params = {u32(n, count, "element count"), i32(n, value.at(axis), "value rows"), u32(n, inner, "inner size"),
               i32(n, state.at(axis), "state rows")};
-  u32(n, numel(state), "state elements");
+  u32(n, numel(state), "state elements");  // the kernel indexes the state with u32
   d.bindings = {n.inputs[1], n.inputs[2], n.outputs[0]};
   setItemGrid(d, n, uint64_t(count), 256);
   return {d};
