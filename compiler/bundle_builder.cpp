@@ -96,18 +96,24 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     OpClass cls = opInfo(n.op).cls;
     mpi.mayRunInPlace.push_back(!alias && (cls == OpClass::Unary || cls == OpClass::Binary) &&
                                 deviceDType(g.type(n.outputs[0]).dtype) == deviceDType(g.type(n.inputs[0]).dtype));
+    mpi.elementwise.push_back(false);
     if (alias) continue;
     try {
       plans[k] = lowerNode(g, n);
     } catch (const Error& e) {
       throw Error(source_ + ": " + e.what());
     }
+    mpi.elementwise.back() = plans[k].size() == 1 && plans[k][0].kernel == "eltwise";
   }
-  // State updates: a copy (an identity transpose) of each new value into
-  // its state tensor, after every node.
+  // Memory plan first: it decides which updates are written in place.
+  const auto tPlan = Clock::now();
+  MemoryPlan mem = planMemory(g, mpi);
+  const double planMs = msSince(tPlan);
+  // The other state updates: a copy (an identity transpose) of each new
+  // value into its state tensor, after every node.
   std::vector<DispatchPlan> updates;
   for (const auto& [state, next] : g.stateUpdates) {
-    if (state == next) continue;
+    if (state == next || mem.stateHome[size_t(next)] == state) continue;
     Node copy{Op::Transpose, "update:" + g.value(state).name, {next}, {state}, {}};
     std::vector<int64_t> perm(size_t(g.type(state).rank()));
     for (size_t i = 0; i < perm.size(); ++i) perm[i] = int64_t(i);
@@ -118,17 +124,18 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
       throw Error(source_ + ": " + e.what());
     }
   }
-  if (phases) phases->push_back({name == "infer" ? "lower" : "lower:" + name, msSince(t0)});
+  if (phases) phases->push_back({name == "infer" ? "lower" : "lower:" + name, msSince(t0) - planMs});
 
   // Memory plan: activations from offset 0 of arena 1 (each entry point has
-  // the arena to itself), constants after the previous entry points'.
+  // the arena to itself), constants after the previous entry points';
+  // values living in a state (in-place updates, views) take its slot.
   t0 = Clock::now();
-  MemoryPlan mem = planMemory(g, mpi);
   const uint64_t weightsBase = weights_.size();
   for (size_t v = 0; v < g.values.size(); ++v) {
     const Value& val = g.values[v];
     TensorSlot& slot = mem.slots[v];
     if (val.isState) slot = stateSlot(g, ValueId(v));
+    else if (mem.stateHome[v] != kNoValue) slot = stateSlot(g, mem.stateHome[v]);
     else if (slot.arena == int(kWeightsArena)) slot.offset += weightsBase;
   }
   weights_.resize(weightsBase + mem.weightsBytes, 0);
@@ -144,7 +151,7 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
       mem.slots[size_t(n.outputs[0])] = mem.slots[size_t(n.inputs[0])];
   }
   activationBytes_ = std::max(activationBytes_, mem.activationBytes);
-  if (phases) phases->push_back({name == "infer" ? "memory-plan" : "memory-plan:" + name, msSince(t0)});
+  if (phases) phases->push_back({name == "infer" ? "memory-plan" : "memory-plan:" + name, planMs + msSince(t0)});
 
   // Dispatches, barriers, inputs and outputs.
   t0 = Clock::now();

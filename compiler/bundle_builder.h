@@ -11,9 +11,11 @@
 //                         tensor, by name, at one offset shared by all entry
 //                         points; initialized from the data section after
 //                         the weights (Arena.init_offset/init_size)
-// State updates (Graph::stateUpdates) become copy dispatches at the end of
-// the entry point: every new value is computed in the activations arena
-// first, so no dispatch reads a state tensor after it was overwritten.
+// State updates (Graph::stateUpdates) are written in place where the memory
+// planner finds it safe (passes/memory_plan.h: the new value's producer
+// writes the state's bytes after every reader of the old value); the others
+// become copy dispatches at the end of the entry point, from a new value
+// computed in the activations arena.
 #pragma once
 
 #include <map>

@@ -52,6 +52,7 @@ std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
     case Op::GatherElements: return lowerGatherElements(g, n);
     case Op::ScatterElements: return lowerScatterElements(g, n);
     case Op::DropoutMask: return lowerDropoutMask(g, n);
+    case Op::StateWrite: return lowerStateWrite(g, n);
     case Op::FusedEltwise:
       if (outType(g, n).numel() == 0) return {};
       return lowerFusedEltwise(g, n);

@@ -90,5 +90,6 @@ std::vector<DispatchPlan> lowerGatherGrad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerGatherElements(const Graph& g, const Node& n);   // lower_extra.cpp
 std::vector<DispatchPlan> lowerScatterElements(const Graph& g, const Node& n);  // lower_extra.cpp
 std::vector<DispatchPlan> lowerDropoutMask(const Graph& g, const Node& n);      // lower_dropout.cpp
+std::vector<DispatchPlan> lowerStateWrite(const Graph& g, const Node& n);       // lower_state.cpp
 
 }  // namespace mgc::kern

@@ -75,6 +75,9 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     // The input is a step counter, never a function of the parameters: no
     // gradient flows through the mask (x * mask differentiates via Mul).
     case Op::DropoutMask: return {kNoValue};
+    // A write into persistent state (a KV cache) is not part of what training
+    // differentiates; the value would need a run-time-offset slice of dy.
+    case Op::StateWrite: noGradient(n, "state_write has no gradient (a state write cannot be differentiated)");
     case Op::FusedEltwise: noGradient(n, "fused_eltwise has no gradient rule (autodiff runs before fusion)");
   }
   noGradient(n, "unknown op");

@@ -28,6 +28,76 @@ struct Interval {
   uint64_t offset = 0;
 };
 
+// Views (alias-op outputs) of values that live in a state inherit its home.
+void propagateViews(const Graph& g, const MemoryPlanInput& in, std::vector<ValueId>& home) {
+  for (size_t s = 0; s < g.nodes.size(); ++s) {
+    const Node& n = g.nodes[s];
+    if (in.isAlias[s] && !n.inputs.empty() && n.inputs[0] >= 0 && home[size_t(n.inputs[0])] != kNoValue &&
+        home[size_t(n.outputs[0])] == kNoValue)
+      home[size_t(n.outputs[0])] = home[size_t(n.inputs[0])];
+  }
+}
+
+// Which values live in a state's bytes (memory_plan.h gives the rules).
+std::vector<ValueId> planStateHomes(const Graph& g, const MemoryPlanInput& in, int* inPlaceUpdates) {
+  const size_t nv = g.values.size();
+  const int steps = int(g.nodes.size());
+  std::vector<ValueId> home(nv, kNoValue);
+  for (size_t v = 0; v < nv; ++v)
+    if (g.values[v].isState) home[v] = ValueId(v);
+  propagateViews(g, in, home);  // views of the old values
+  // Last step reading each state's old value; `steps` = read at the end.
+  std::vector<int> lastOld(nv, -1);
+  for (int s = 0; s < steps; ++s)
+    for (ValueId v : g.nodes[size_t(s)].inputs)
+      if (v >= 0 && home[size_t(v)] != kNoValue) lastOld[size_t(home[size_t(v)])] = s;
+  std::vector<int> updatesOf(nv, 0);
+  for (const auto& u : g.stateUpdates) ++updatesOf[size_t(u.second)];
+  std::vector<bool> isOutput(nv, false);
+  for (ValueId v : g.outputs) {
+    isOutput[size_t(v)] = true;
+    if (home[size_t(v)] != kNoValue) lastOld[size_t(home[size_t(v)])] = steps;
+  }
+  for (const auto& u : g.stateUpdates)
+    if (home[size_t(u.second)] != kNoValue) lastOld[size_t(home[size_t(u.second)])] = steps;
+
+  for (const auto& [state, next] : g.stateUpdates) {
+    const NodeId p = g.value(next).producer;
+    if (state == next || p < 0) continue;
+    const Node& n = g.nodes[size_t(p)];
+    bool ok = !in.isAlias[size_t(p)] && n.outputs.size() == 1 && !isOutput[size_t(next)] &&
+              updatesOf[size_t(next)] == 1 && home[size_t(next)] == kNoValue;
+    if (ok && lastOld[size_t(state)] == p && n.op != Op::StateWrite) {
+      // P reads the old value: only index i for output i, whole-shaped.
+      ok = size_t(p) < in.elementwise.size() && in.elementwise[size_t(p)];
+      for (ValueId v : n.inputs)
+        if (ok && v >= 0 && home[size_t(v)] == state) ok = g.type(v).shape == g.type(next).shape;
+    } else if (ok && n.op == Op::StateWrite) {
+      // Writes rows at other indices than it reads: value and offset must
+      // not be the old bytes (the state operand itself is not bound).
+      ok = n.inputs[0] == state && lastOld[size_t(state)] <= p && home[size_t(n.inputs[1])] != state &&
+           home[size_t(n.inputs[2])] != state;
+    } else if (ok) {
+      ok = lastOld[size_t(state)] < p;
+    }
+    if (n.op == Op::StateWrite) {
+      if (!ok)
+        throw Error("memory plan: state_write '" + n.name + "' cannot write '" + g.value(state).name +
+                    "' in place (the verifier's rules are broken)");
+    }
+    if (!ok) continue;
+    home[size_t(next)] = state;
+    ++*inPlaceUpdates;
+  }
+  for (const Node& n : g.nodes)
+    if (n.op == Op::StateWrite && home[size_t(n.outputs[0])] == kNoValue)
+      throw Error("memory plan: state_write '" + n.name + "' is not the update of its state");
+  propagateViews(g, in, home);  // views of the new values
+  for (size_t v = 0; v < nv; ++v)
+    if (g.values[v].isState) home[v] = kNoValue;  // states are placed by the driver as themselves
+  return home;
+}
+
 }  // namespace
 
 uint64_t deviceBytes(const TensorType& t) {
@@ -43,9 +113,11 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   std::vector<int> uses = g.useCounts();
   std::vector<int> def(nv, -1), last(nv, -1);
   std::vector<bool> isOutput(nv, false), isInput(nv, false);
+  plan.stateHome = planStateHomes(g, in, &plan.inPlaceUpdates);
+  auto inState = [&](ValueId v) { return g.value(v).isState || plan.stateHome[size_t(v)] != kNoValue; };
   for (ValueId v : g.outputs) isOutput[size_t(v)] = true;
-  // New values of state updates are copied into the state at the end of the
-  // run: they live to the end like outputs.
+  // New values of the other state updates are copied into the state at the
+  // end of the run: they live to the end like outputs.
   for (const auto& u : g.stateUpdates) isOutput[size_t(u.second)] = true;
   for (ValueId v : g.inputs) isInput[size_t(v)] = true;
   for (int s = 0; s < steps; ++s) {
@@ -74,10 +146,11 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
     const Node& n = g.nodes[size_t(s)];
     if (n.outputs.size() != 1 || n.inputs.empty()) continue;
     ValueId out = n.outputs[0];
+    if (inState(out)) continue;  // lives in a state's bytes (a view of one, or written in place)
     if (in.isAlias[size_t(s)]) {
-      // An alias of a constant or state value shares its (non-activation)
-      // slot; the driver copies that slot over.
-      if (!g.value(n.inputs[0]).isConstant() && !g.value(n.inputs[0]).isState) uf.unite(n.inputs[0], out);
+      // An alias of a constant shares its (non-activation) slot; the driver
+      // copies that slot over.
+      if (!g.value(n.inputs[0]).isConstant()) uf.unite(n.inputs[0], out);
       continue;
     }
     if (!in.mayRunInPlace[size_t(s)]) continue;
@@ -85,7 +158,7 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
       if (v < 0) continue;
       const Value& val = g.value(v);
       bool dies = last[size_t(v)] == s && std::count(n.inputs.begin(), n.inputs.end(), v) == 1;
-      if (val.isConstant() || val.isState || isInput[size_t(v)] || isOutput[size_t(v)] || !dies) continue;
+      if (val.isConstant() || inState(v) || isInput[size_t(v)] || isOutput[size_t(v)] || !dies) continue;
       if (g.type(v).shape != g.type(out).shape) continue;
       // Only when v's storage group ends here too (an alias of v may live on).
       bool groupDies = true;
@@ -103,7 +176,7 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   std::vector<int> groupIndex(nv, -1);
   for (size_t v = 0; v < nv; ++v) {
     const Value& val = g.values[v];
-    if (val.isConstant() || val.isState) continue;  // state: placed by the driver (shared arena)
+    if (val.isConstant() || inState(ValueId(v))) continue;  // state: placed by the driver (shared arena)
     bool live = isInput[v] || isOutput[v] || def[v] >= 0;
     if (!live) continue;
     int begin = isInput[v] ? 0 : def[v];
@@ -154,7 +227,7 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   plan.activationBytes = peak;
 
   for (size_t v = 0; v < nv; ++v) {
-    if (g.values[v].isConstant() || g.values[v].isState) continue;
+    if (g.values[v].isConstant() || inState(ValueId(v))) continue;
     int gi = groupIndex[size_t(uf.find(int(v)))];
     if (gi < 0) continue;
     plan.slots[v] = {1, intervals[size_t(gi)].offset, deviceBytes(g.values[v].type)};

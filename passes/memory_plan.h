@@ -7,8 +7,21 @@
 // Identity) share their input's storage; an elementwise op may write in place
 // over an input that dies at that op and has the output's shape.
 // State values (Value::isState) are left unplaced (arena -1): the driver puts
-// them in the State arena shared by all entry points. New values of state
-// updates live to the end of the run, like graph outputs.
+// them in the State arena shared by all entry points.
+// State updates are planned in place where that is safe: the new value is
+// written straight into the state's bytes (MemoryPlan::stateHome) when
+//   - a node P computes it (not an alias op, input, constant or state),
+//     it is no graph output and the new value of no other update, and
+//   - no node after P reads the old value (nor a reshape / identity view of
+//     it), no graph output or other update's new value is a view of it, and
+//   - if P itself reads the old value, P is elementwise (one eltwise
+//     dispatch: each invocation reads input index i, writes output index i)
+//     and reads it with the output's shape.
+// The scheduler orders every reader of the old value before P (a write
+// after a read of the same bytes). StateWrite results always live in their
+// state (passes/verify.cpp checks the conditions). Other new values live in
+// activations to the end of the run, like graph outputs, and the driver
+// copies them into the state after the last node.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +44,10 @@ struct MemoryPlanInput {
   // For every node: may its output be written over its first same-shaped
   // input that dies there (elementwise ops)?
   std::vector<bool> mayRunInPlace;
+  // For every node (may be empty: none): is it one elementwise dispatch
+  // that reads each same-shaped input at the index it writes? Such a node
+  // may write a state update's new value over the old value it reads.
+  std::vector<bool> elementwise;
 };
 
 struct MemoryPlan {
@@ -39,6 +56,12 @@ struct MemoryPlan {
   uint64_t activationBytes = 0;   // arena peak
   uint64_t naiveActivationBytes = 0;  // one buffer per tensor, no reuse
   int inPlaceCount = 0;
+  // By ValueId: the state value whose State-arena bytes this value lives in
+  // (its slot is then unplaced, arena -1, for the driver to fill), or
+  // kNoValue. Set for new values of updates planned in place, StateWrite
+  // results and reshape / identity views of states and of those.
+  std::vector<ValueId> stateHome;
+  int inPlaceUpdates = 0;  // state updates that need no copy
 };
 
 constexpr uint64_t kArenaAlign = 256;

@@ -9,6 +9,12 @@
 //                  types equal the shape rule's (inferTypes)
 //   value names    are unique among live values
 //   graph outputs  are defined values
+//   state updates  name a state value, once, with a defined new value of
+//                  its type
+//   state_write    writes a state value in place: its result is that
+//                  state's new value (not a graph output), and no later node
+//                  reads the old value (directly or through reshape /
+//                  identity views of it)
 #include <set>
 #include <string>
 
@@ -30,6 +36,39 @@ std::string describeValue(const Graph& g, ValueId v) {
 }
 
 bool validId(const Graph& g, ValueId v) { return v >= 0 && size_t(v) < g.values.size(); }
+
+// state_write runs in place (passes/memory_plan.cpp): the old value must be
+// dead once it is written, and the write must be the state's update.
+void verifyStateWrite(const Graph& g, size_t k) {
+  const Node& n = g.nodes[k];
+  const ValueId state = n.inputs[0], result = n.outputs[0];
+  if (!g.value(state).isState) failNode(n, "input 0 " + describeValue(g, state) + " is not a state value");
+  bool isUpdate = false;
+  for (const auto& [s, next] : g.stateUpdates) isUpdate = isUpdate || (s == state && next == result);
+  if (!isUpdate)
+    failNode(n, "its result must be the new value of " + describeValue(g, state) + " (update " +
+                    describeValue(g, state) + " = " + describeValue(g, result) + ")");
+  for (ValueId v : g.outputs)
+    if (v == result) failNode(n, "its result is a graph output (read the state instead)");
+  // Views share the state's storage: reading one later reads the old value.
+  std::set<ValueId> old{state};
+  for (size_t j = 0; j < g.nodes.size(); ++j) {
+    const Node& m = g.nodes[j];
+    bool readsOld = false;
+    for (ValueId v : m.inputs) readsOld = readsOld || old.count(v) != 0;
+    if (!readsOld) continue;
+    if (j > k) failNode(n, "node '" + m.name + "' reads " + describeValue(g, state) + " after it is written");
+    if (m.op == Op::Reshape || m.op == Op::Identity) old.insert(m.outputs[0]);
+  }
+  for (size_t i : {1, 2})
+    if (old.count(n.inputs[i]))
+      failNode(n, "input " + std::to_string(i) + " " + describeValue(g, n.inputs[i]) + " is the state it writes");
+  for (ValueId v : g.outputs)
+    if (old.count(v)) failNode(n, "graph output " + describeValue(g, v) + " reads the old value of " + describeValue(g, state));
+  for (const auto& [s, next] : g.stateUpdates)
+    if (old.count(next))
+      failNode(n, "the update of " + describeValue(g, s) + " reads the old value of " + describeValue(g, state));
+}
 
 }  // namespace
 
@@ -133,6 +172,8 @@ void verifyGraph(Graph& g) {
     if (!updated.insert(state).second)
       throw Error("verify: state " + describeValue(g, state) + " is updated twice");
   }
+  for (size_t k = 0; k < g.nodes.size(); ++k)
+    if (g.nodes[k].op == Op::StateWrite) verifyStateWrite(g, k);
 }
 
 }  // namespace mgc

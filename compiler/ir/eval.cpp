@@ -139,6 +139,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::GatherElements: return evalGatherElements(n, x, y(), T);
     case Op::ScatterElements: return evalScatterElements(n, x, y(), *in[2], T);
     case Op::DropoutMask: return evalDropoutMask(n, x, T);
+    case Op::StateWrite: return evalStateWrite(n, x, y(), *in[2], T);
     case Op::FusedEltwise: fail(n, "fused_eltwise needs its graph (evalNode runs it)");
   }
   fail(n, "unknown op");

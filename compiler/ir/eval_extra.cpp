@@ -1,5 +1,5 @@
 // Reference evaluation of GatherElements (byte copies: exact for every
-// dtype), ScatterElements and DropoutMask.
+// dtype), ScatterElements, DropoutMask and StateWrite.
 #include <cstring>
 
 #include "compiler/ir/dropout.h"
@@ -68,6 +68,26 @@ HostTensor evalDropoutMask(const Node& n, const HostTensor& step, const TensorTy
   const float keep = dropout::scale(ratio);
   HostTensor out(outT);
   for (int64_t i = 0; i < out.numel(); ++i) out.setF(i, dropout::dropped(key, uint32_t(i), thresh) ? 0.0f : keep);
+  return out;
+}
+
+// state with value's rows copied in at offset along axis (byte copies);
+// an offset outside [0, D - J] writes nothing, as on the GPU.
+HostTensor evalStateWrite(const Node& n, const HostTensor& state, const HostTensor& value, const HostTensor& offset,
+                          const TensorType& outT) {
+  const Shape& s = state.type.shape;
+  int64_t axis = n.i("axis", 0);
+  if (axis < 0) axis += state.type.rank();
+  int64_t outer = 1, D = s[size_t(axis)], inner = 1, J = value.type.shape[size_t(axis)];
+  for (int64_t d = 0; d < axis; ++d) outer *= s[size_t(d)];
+  for (size_t d = size_t(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  HostTensor out = state;
+  out.type = outT;
+  const int64_t at = offset.getI(0);
+  if (at < 0 || at > D - J) return out;
+  const size_t es = dtypeSize(state.type.dtype), row = size_t(J * inner) * es;
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(out.data.data() + size_t((o * D + at) * inner) * es, value.data.data() + size_t(o) * row, row);
   return out;
 }
 

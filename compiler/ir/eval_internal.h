@@ -196,5 +196,7 @@ HostTensor evalGatherElements(const Node& n, const HostTensor& data, const HostT
 HostTensor evalScatterElements(const Node& n, const HostTensor& data, const HostTensor& idx, const HostTensor& updates,
                                const TensorType& outT);
 HostTensor evalDropoutMask(const Node& n, const HostTensor& step, const TensorType& outT);
+HostTensor evalStateWrite(const Node& n, const HostTensor& state, const HostTensor& value, const HostTensor& offset,
+                          const TensorType& outT);
 
 }  // namespace mgc::eval

@@ -354,6 +354,21 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       if (out.numel() > int64_t(UINT32_MAX)) fail(n, "more than 2^32 elements");
       return {out};
     }
+    case Op::StateWrite: {
+      const TensorType &val = in(1), &off = in(2);
+      if (rank == 0) fail(n, "state must have rank >= 1");
+      int64_t axis = normAxis(n, n.i("axis", 0), rank);
+      if (val.dtype != x.dtype || val.rank() != rank) fail(n, "value " + val.str() + " must have the dtype and rank of state " + x.str());
+      for (int k = 0; k < rank; ++k) {
+        int64_t want = x.shape[size_t(k)], got = val.shape[size_t(k)];
+        if (k == axis ? got > want : got != want)
+          fail(n, "value " + val.str() + " must match state " + x.str() + " except on axis " + std::to_string(axis) +
+                      " (at most the state's size there)");
+      }
+      if ((off.dtype != DType::I32 && off.dtype != DType::I64) || off.numel() != 1)
+        fail(n, "offset must be a one-element i32 or i64 tensor, got " + off.str());
+      return {x};
+    }
     case Op::FusedEltwise: {
       Graph sub = expandFusedEltwise(g, n);  // throws naming n
       return {sub.type(sub.outputs[0])};

@@ -145,6 +145,16 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
     case Op::DropoutMask:
       b.out(op, {b.constant(DType::F32, {})}, {{"ratio", 0.25}, {"seed", int64_t(3)}, {"shape", std::vector<int64_t>{2, 3}}});
       return;
+    case Op::StateWrite: {  // a KV-cache-like state: row 1 of 3 written in place
+      ValueId cache = b.g.addState("cache", patternTensor({DType::F32, {3, 4}}, 77));
+      HostTensor at({DType::I64, {}});
+      at.setI(0, 1);
+      ValueId row = b.constant(DType::F32, {1, 4});
+      NodeId n = b.g.addNode(op, "state_write", {cache, row, b.g.addConstant("cache_offset", at)},
+                             {{"axis", int64_t(0)}});
+      b.g.stateUpdates.push_back({cache, b.g.nodes[size_t(n)].outputs[0]});
+      return;
+    }
     case Op::FusedEltwise:  // (x * y) + 0.5, then leaky_relu
       b.out(op, {x, y},
             {{"ops", std::string("mul,add,leaky_relu")}, {"args", std::vector<int64_t>{0, 1, 0, 2, -1, 0, 3, 0, 0}},

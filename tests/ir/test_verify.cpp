@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
 #include "passes/passes.h"
 #include "tests/ir/ir_test_graphs.h"
 
@@ -95,5 +96,78 @@ TEST_CASE("verifier rejects each broken invariant", "[passes][verify]") {
     Graph g = smallGraph();
     g.value(g.find("r")).producer = 0;
     REQUIRE_THROWS_WITH(verifyGraph(g), "verify: node 'r' (relu): output %r records producer 0, expected 1");
+  }
+}
+
+namespace {
+
+// A decode step's KV-cache write: row %t of %cache, then a read of the result.
+std::string stateWriteText(const std::string& body, const std::string& update = "  update %cache = %cache.next\n",
+                           const std::string& ret = "%s") {
+  return "graph @decode(%row: f32[1,4], %t: i64[]) {\n"
+         "  %cache = state f32[3,4] dense<0.0>\n" +
+         body + update + "  return " + ret + "\n}\n";
+}
+
+const char* kWrite = "  %cache.next = state_write(%cache, %row, %t) {axis = 0} : f32[3,4]\n";
+const char* kSum = "  %s = reduce_sum(%cache.next) {axes = [0, 1], keepdims = 0} : f32[]\n";
+
+}  // namespace
+
+TEST_CASE("state_write parses, prints and verifies", "[passes][verify]") {
+  std::string text = stateWriteText(std::string(kWrite) + kSum);
+  Graph g = parseGraph(text, "decode.mgir");
+  REQUIRE_NOTHROW(verifyGraph(g));
+  CHECK(printGraph(g) == text);
+  const Node& n = g.nodes[0];
+  CHECK(n.op == Op::StateWrite);
+  CHECK(n.i("axis") == 0);
+}
+
+TEST_CASE("state_write's shape rule and in-place rules", "[passes][verify]") {
+  auto fails = [](const std::string& text, const std::string& why) {
+    INFO(text);
+    try {
+      Graph g = parseGraph(text, "bad.mgir");
+      verifyGraph(g);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK_THAT(e.what(), Catch::Contains(why));
+    }
+  };
+  SECTION("value wider than the state on the axis") {
+    fails("graph @g(%row: f32[4,4], %t: i64[]) {\n  %cache = state f32[3,4] dense<0.0>\n"
+          "  %n = state_write(%cache, %row, %t) {axis = 0} : f32[3,4]\n  update %cache = %n\n  return %t\n}\n",
+          "must match state f32[3,4] except on axis 0");
+  }
+  SECTION("float offset") {
+    fails("graph @g(%row: f32[1,4], %t: f32[]) {\n  %cache = state f32[3,4] dense<0.0>\n"
+          "  %n = state_write(%cache, %row, %t) {axis = 0} : f32[3,4]\n  update %cache = %n\n  return %t\n}\n",
+          "offset must be a one-element i32 or i64 tensor");
+  }
+  SECTION("not a state") {
+    fails("graph @g(%c: f32[3,4], %row: f32[1,4], %t: i64[]) {\n"
+          "  %n = state_write(%c, %row, %t) {axis = 0} : f32[3,4]\n  return %n\n}\n",
+          "input 0 %c is not a state value");
+  }
+  SECTION("result not the state's update") {
+    fails(stateWriteText(std::string(kWrite) + kSum, ""), "must be the new value of %cache");
+  }
+  SECTION("result is a graph output") {
+    fails(stateWriteText(kWrite, "  update %cache = %cache.next\n", "%cache.next"), "is a graph output");
+  }
+  SECTION("old value read after the write") {
+    fails(stateWriteText(std::string(kWrite) + "  %s = reduce_sum(%cache) {axes = [0, 1], keepdims = 0} : f32[]\n"),
+          "node 's' reads %cache after it is written");
+  }
+  SECTION("old value read through a view after the write") {
+    fails(stateWriteText("  %v = reshape(%cache) {shape = [12]} : f32[12]\n" + std::string(kWrite) +
+                         "  %s = reduce_sum(%v) {axes = [0], keepdims = 0} : f32[]\n"),
+          "node 's' reads %cache after it is written");
+  }
+  SECTION("value is the state itself") {
+    fails("graph @g(%t: i64[]) {\n  %cache = state f32[3,4] dense<0.0>\n"
+          "  %n = state_write(%cache, %cache, %t) {axis = 0} : f32[3,4]\n  update %cache = %n\n  return %t\n}\n",
+          "input 1 %cache is the state it writes");
   }
 }

@@ -242,6 +242,21 @@ void shapeCases(Builder& b) {
         {{"ratio", 0.5}, {"seed", int64_t(7)}, {"shape", Ints{100, 37}}});
   b.add("dropout_mask ratio 0.1 large seed", Op::DropoutMask, {P(F({}))},
         {{"ratio", 0.1}, {"seed", int64_t(4000000000)}, {"shape", Ints{3, 5, 7}}});
+  // The GPU test binds state_write's output to input 0's bytes, as the
+  // memory plan does (the kernel writes only the new rows).
+  auto at = [](DType t, Shape s, int64_t v) { return std::pair<TensorType, Fill>{T(t, std::move(s)), Fill{Fill::Fixed, v}}; };
+  b.add("state_write axis 1 rows 4..5", Op::StateWrite, {N(F({3, 7, 5})), N(F({3, 2, 5})), at(DType::I64, {}, 4)},
+        {{"axis", int64_t(1)}});
+  b.add("state_write axis 0 last row i32", Op::StateWrite,
+        {I(T(DType::I32, {6, 4})), I(T(DType::I32, {1, 4})), at(DType::I32, {1}, 5)}, {{"axis", int64_t(0)}});
+  b.add("state_write axis -1 whole axis", Op::StateWrite, {N(F({4, 3})), N(F({4, 3})), at(DType::I64, {}, 0)},
+        {{"axis", int64_t(-1)}});
+  b.add("state_write offset past the end writes nothing", Op::StateWrite,
+        {N(F({3, 7, 5})), N(F({3, 2, 5})), at(DType::I64, {}, 6)}, {{"axis", int64_t(1)}});
+  b.add("state_write negative offset writes nothing", Op::StateWrite,
+        {N(F({3, 7, 5})), N(F({3, 2, 5})), at(DType::I32, {}, -1)}, {{"axis", int64_t(1)}});
+  b.add("state_write offset 2^31-1 writes nothing", Op::StateWrite,
+        {N(F({6, 4})), N(F({2, 4})), at(DType::I64, {}, 2147483647)}, {{"axis", int64_t(0)}});
 }
 
 uint32_t mix(uint32_t x) {
@@ -281,6 +296,7 @@ HostTensor makeInput(const OpCase& c, size_t k, uint32_t seed) {
       case Fill::Index: t.setI(i, int64_t(r % uint32_t(2 * f.range)) - f.range); break;
       case Fill::Bool: t.setI(i, r & 1); break;
       case Fill::SmallInt: t.setI(i, int64_t(r % 9) - 4); break;
+      case Fill::Fixed: t.setI(i, f.range); break;
     }
   }
   return t;

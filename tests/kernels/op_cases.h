@@ -11,8 +11,8 @@ namespace mgc::test {
 
 // How to fill one graph input with test data.
 struct Fill {
-  enum Kind { Normal, Positive, Index, Bool, SmallInt } kind = Normal;
-  int64_t range = 0;  // Index: values in [-range, range)
+  enum Kind { Normal, Positive, Index, Bool, SmallInt, Fixed } kind = Normal;
+  int64_t range = 0;  // Index: values in [-range, range); Fixed: every element is `range`
 };
 
 struct OpCase {

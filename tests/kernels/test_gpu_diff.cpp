@@ -24,7 +24,8 @@ constexpr uint8_t kWeights = 0, kActivations = 1;
 constexpr uint64_t kAlign = 256;
 
 // A bundle with one entry point "infer" computing the graph's single node:
-// every value gets a 256-aligned slot in the activations arena.
+// every value gets a 256-aligned slot in the activations arena (except
+// state_write's result, which shares the state's, input 0's, slot).
 std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& plans) {
   mgb::BundleSpec spec;
   spec.producer = "test_kernels_gpu";
@@ -51,6 +52,12 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
   mgb::EntryPointEntry e;
   e.name = "infer";
   for (ValueId v : g.inputs) e.inputs.push_back(addTensor(v));
+  if (g.nodes[0].op == Op::StateWrite) {  // in place: the output is input 0's bytes under its own name
+    mgb::TensorEntry t = spec.tensors[tensorOf[g.nodes[0].inputs[0]]];
+    t.name = g.value(g.outputs[0]).name;
+    tensorOf[g.outputs[0]] = uint32_t(spec.tensors.size());
+    spec.tensors.push_back(t);
+  }
   for (ValueId v : g.outputs) e.outputs.push_back(addTensor(v));
   std::map<std::string, uint32_t> kernelOf;
   for (const DispatchPlan& p : plans) {

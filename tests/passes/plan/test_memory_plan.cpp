@@ -94,3 +94,139 @@ TEST_CASE("a tensor's device size is numel times its device dtype's width") {
   CHECK(deviceBytes({DType::Bool, {5}}) == 20);  // bool as i32
   CHECK(deviceBytes({DType::F32, {0}}) == 4);    // never an empty binding
 }
+
+namespace {
+
+ValueId node(Graph& g, Op op, const std::string& name, std::vector<ValueId> ins, Attrs attrs = {}) {
+  return g.nodes[size_t(g.addNode(op, name, std::move(ins), std::move(attrs)))].outputs[0];
+}
+
+ValueId state(Graph& g, const std::string& name, Shape s) { return g.addState(name, HostTensor(f32(std::move(s)))); }
+
+// plain() plus: every Unary/Binary node is one elementwise dispatch.
+MemoryPlanInput withElementwise(const Graph& g) {
+  MemoryPlanInput in = plain(g, true);
+  for (const Node& n : g.nodes) in.elementwise.push_back(opInfo(n.op).cls != OpClass::Other);
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("a state update whose old value is dead is written in place") {
+  // w.next = w - x is w's last reader (elementwise, same shape); y = exp(x)
+  // comes after, while a copied w.next would still be live.
+  Graph g;
+  ValueId x = g.addInput("x", f32({1000}));
+  ValueId w = state(g, "w", {1000});
+  ValueId next = node(g, Op::Sub, "w.next", {w, x});
+  ValueId y = node(g, Op::Exp, "y", {x});
+  g.stateUpdates = {{w, next}};
+  g.outputs = {y};
+
+  MemoryPlan copy = planMemory(g, plain(g, true));  // no node known elementwise: the update is a copy
+  CHECK(copy.inPlaceUpdates == 0);
+  CHECK(copy.stateHome[size_t(next)] == kNoValue);
+  CHECK(copy.slots[size_t(next)].arena == 1);
+  CHECK(copy.activationBytes == 3 * 4096);  // x, y and w.next (live to the end, then copied)
+
+  MemoryPlan p = planMemory(g, withElementwise(g));
+  CHECK(p.inPlaceUpdates == 1);
+  CHECK(p.stateHome[size_t(next)] == w);
+  CHECK(p.slots[size_t(next)].arena == -1);  // the driver gives it w's State-arena slot
+  CHECK(p.activationBytes == 2 * 4096);      // no activation bytes for the new value
+  CHECK(p.naiveActivationBytes == 2 * 4096);
+}
+
+TEST_CASE("a state update is not written in place while the old value is still read") {
+  Graph g;
+  ValueId x = g.addInput("x", f32({1000}));
+  ValueId w = state(g, "w", {1000});
+  ValueId next = node(g, Op::Exp, "w.next", {x});
+  ValueId y = node(g, Op::Mul, "y", {x, w});  // reads the old w after w.next is computed
+  g.stateUpdates = {{w, next}};
+  g.outputs = {y};
+  MemoryPlan p = planMemory(g, withElementwise(g));
+  CHECK(p.inPlaceUpdates == 0);
+  CHECK(p.slots[size_t(next)].arena == 1);
+  CHECK_FALSE(overlap(p.slots[size_t(next)], p.slots[size_t(y)]));
+
+  SECTION("through a view of the old value") {
+    Graph h;
+    ValueId xh = h.addInput("x", f32({4, 250}));
+    ValueId wh = state(h, "w", {1000});
+    ValueId view = node(h, Op::Reshape, "view", {wh}, {{"shape", std::vector<int64_t>{4, 250}}});
+    ValueId nh = node(h, Op::Exp, "w.next", {wh});
+    ValueId yh = node(h, Op::Mul, "y", {xh, view});
+    h.stateUpdates = {{wh, nh}};
+    h.outputs = {yh};
+    MemoryPlan q = planMemory(h, withElementwise(h));
+    CHECK(q.inPlaceUpdates == 0);
+    CHECK(q.stateHome[size_t(view)] == wh);  // a view of a state lives in it
+    CHECK(q.slots[size_t(view)].arena == -1);
+  }
+  SECTION("a graph output is a view of the old value") {
+    Graph h;
+    ValueId wh = state(h, "w", {1000});
+    ValueId view = node(h, Op::Reshape, "view", {wh}, {{"shape", std::vector<int64_t>{4, 250}}});
+    ValueId nh = node(h, Op::Exp, "w.next", {wh});
+    h.stateUpdates = {{wh, nh}};
+    h.outputs = {view};
+    CHECK(planMemory(h, withElementwise(h)).inPlaceUpdates == 0);
+  }
+}
+
+TEST_CASE("a producer that reads the old value at other indices never writes in place") {
+  // transpose(w) reads w[j, i] to write [i, j]: in place it would read
+  // elements it already overwrote.
+  Graph g;
+  ValueId w = state(g, "w", {16, 16});
+  ValueId next = node(g, Op::Transpose, "w.next", {w}, {{"perm", std::vector<int64_t>{1, 0}}});
+  g.stateUpdates = {{w, next}};
+  MemoryPlanInput in = withElementwise(g);
+  CHECK_FALSE(in.elementwise[0]);
+  MemoryPlan p = planMemory(g, in);
+  CHECK(p.inPlaceUpdates == 0);
+  CHECK(p.slots[size_t(next)].arena == 1);
+
+  SECTION("nor one that reads it with a broadcast shape") {
+    Graph h;
+    ValueId s = state(h, "s", {1, 8});
+    ValueId flat = node(h, Op::Reshape, "flat", {s}, {{"shape", std::vector<int64_t>{8}}});
+    ValueId b = h.addInput("b", f32({1, 1}));
+    ValueId nh = node(h, Op::Add, "s.next", {flat, b});  // [8] + [1,1] -> [1,8]
+    h.stateUpdates = {{s, nh}};
+    CHECK(planMemory(h, withElementwise(h)).inPlaceUpdates == 0);
+  }
+  SECTION("nor a new value that updates two states") {
+    Graph h;
+    ValueId x = h.addInput("x", f32({8}));
+    ValueId a = state(h, "a", {8}), b = state(h, "b", {8});
+    ValueId nh = node(h, Op::Exp, "both", {x});
+    h.stateUpdates = {{a, nh}, {b, nh}};
+    CHECK(planMemory(h, withElementwise(h)).inPlaceUpdates == 0);
+  }
+}
+
+TEST_CASE("state_write results live in their state: no activation bytes") {
+  Graph g;
+  ValueId row = g.addInput("row", f32({1, 64}));
+  ValueId at = g.addInput("t", TensorType{DType::I32, {}});
+  ValueId cache = state(g, "cache", {128, 64});
+  ValueId written = node(g, Op::StateWrite, "write", {cache, row, at}, {{"axis", int64_t(0)}});
+  ValueId view = node(g, Op::Reshape, "view", {written}, {{"shape", std::vector<int64_t>{8192}}});
+  ValueId sum = node(g, Op::ReduceSum, "sum", {view}, {{"axes", std::vector<int64_t>{0}}, {"keepdims", int64_t(0)}});
+  g.stateUpdates = {{cache, written}};
+  g.outputs = {sum};
+  MemoryPlan p = planMemory(g, plain(g, false));
+  CHECK(p.inPlaceUpdates == 1);
+  CHECK(p.stateHome[size_t(written)] == cache);
+  CHECK(p.stateHome[size_t(view)] == cache);
+  CHECK(p.slots[size_t(written)].arena == -1);
+  CHECK(p.naiveActivationBytes == 3 * 256);  // row, t, sum: nothing of the 32 KiB cache
+  CHECK(p.activationBytes == 2 * 256);       // sum reuses row's bytes
+
+  SECTION("a state_write that is not its state's update is refused") {
+    g.stateUpdates.clear();
+    CHECK_THROWS_WITH(planMemory(g, plain(g, false)), Catch::Contains("is not the update of its state"));
+  }
+}

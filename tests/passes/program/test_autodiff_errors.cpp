@@ -45,6 +45,17 @@ TEST_CASE("an op without a gradient is refused, naming the node", "[autodiff]") 
   expectError([&] { differentiate(g, loss, {x}); }, "the_product");
 }
 
+TEST_CASE("state_write has no gradient: a clear refusal", "[autodiff]") {
+  Graph g;
+  ValueId x = g.addInput("x", {DType::F32, {1, 4}});
+  ValueId t = g.addInput("t", {DType::I32, {}});
+  ValueId cache = g.addState("cache", HostTensor({DType::F32, {3, 4}}));
+  ValueId written = out(g, Op::StateWrite, "kv_write", {cache, x, t}, {{"axis", int64_t(0)}});
+  g.stateUpdates = {{cache, written}};
+  ValueId loss = sumAll(g, written);
+  expectError([&] { differentiate(g, loss, {x}); }, "'kv_write' (state_write): state_write has no gradient");
+}
+
 TEST_CASE("losses and wrt values are validated", "[autodiff]") {
   Graph g;
   ValueId x = g.addInput("x", {DType::F32, {3, 4}});

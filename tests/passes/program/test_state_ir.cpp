@@ -4,11 +4,13 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
+#include "compiler/bundle_builder.h"
 #include "compiler/bundle_export.h"
 #include "compiler/ir/eval.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "formats/safetensors.h"
+#include "kernels/lower.h"
 #include "passes/memory_plan.h"
 #include "passes/passes.h"
 #include "tests/training/test_train_util.h"
@@ -166,4 +168,96 @@ TEST_CASE("safetensors: round trip and hostile headers", "[training][safetensors
   bad(R"({"t": "unterminated)", "not valid JSON");
   std::vector<uint8_t> huge(16, 0xff);
   CHECK_FALSE(safetensors::parseHeader(huge.data(), huge.size(), &h, &err));
+}
+
+namespace {
+
+// The memory-plan input BundleBuilder derives (compiler/bundle_builder.cpp);
+// `elementwise` off reproduces the plan of before in-place updates.
+MemoryPlanInput planInput(const Graph& g, bool elementwise, int* nodeDispatches) {
+  MemoryPlanInput in;
+  *nodeDispatches = 0;
+  for (const Node& n : g.nodes) {
+    const bool alias = isAliasOp(n);
+    const OpClass cls = opInfo(n.op).cls;
+    in.isAlias.push_back(alias);
+    in.mayRunInPlace.push_back(!alias && cls != OpClass::Other &&
+                               deviceDType(g.type(n.outputs[0]).dtype) == deviceDType(g.type(n.inputs[0]).dtype));
+    std::vector<DispatchPlan> plans = alias ? std::vector<DispatchPlan>{} : lowerNode(g, n);
+    *nodeDispatches += int(plans.size());
+    in.elementwise.push_back(elementwise && plans.size() == 1 && plans[0].kernel == "eltwise");
+  }
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("AdamW writes parameters, moments and the step counter in place", "[training][plan]") {
+  TrainOptions to;
+  to.optimizer.kind = OptimizerKind::AdamW;
+  to.optimizer.weightDecay = 0.01;
+  TrainingProgram prog = buildTrainingProgram(loadTrainableModel(fixture("mlp.onnx")), to);
+  Graph& g = prog.trainStep;
+  runGraphPipeline(g, "mlp", {}, nullptr);
+  const size_t updates = g.stateUpdates.size();
+  REQUIRE(updates == 3 * prog.parameters.size() + 1);  // p, exp_avg, exp_avg_sq each; opt.step
+
+  int nodeDispatches = 0;
+  MemoryPlan before = planMemory(g, planInput(g, false, &nodeDispatches));
+  MemoryPlan after = planMemory(g, planInput(g, true, &nodeDispatches));
+  CHECK(before.inPlaceUpdates == 0);
+  CHECK(after.inPlaceUpdates == int(updates));
+  for (const auto& [state, next] : g.stateUpdates) {
+    INFO(g.value(state).name);
+    CHECK(after.stateHome[size_t(next)] == state);
+    CHECK(after.slots[size_t(next)].arena == -1);  // no activation bytes: the State arena slot
+    CHECK(before.slots[size_t(next)].arena == 1);
+  }
+  CHECK(after.activationBytes < before.activationBytes);
+  CHECK(after.naiveActivationBytes < before.naiveActivationBytes);
+
+  // The bundle has no update copies: one dispatch per lowered node dispatch
+  // (the plan of before added one copy per update).
+  BundleBuilder builder("mlp", nullptr);
+  builder.addEntryPoint("train_step", g, nullptr);
+  CHECK(builder.stats()[0].dispatches == nodeDispatches);
+  CHECK(builder.stats()[0].activationBytes == after.activationBytes);
+  for (const mgb::DispatchEntry& d : builder.spec().entryPoints[0].dispatches) CHECK(d.node.rfind("update:", 0) != 0);
+}
+
+TEST_CASE("a decode step writes a KV-cache row in place at a run-time position", "[training][state_write]") {
+  // Each run writes %row at position %t of the cache and returns the sum of
+  // the written cache; positions past the end write nothing.
+  const char* text = R"(graph @decode(%row: f32[1,3], %t: i32[]) {
+  %cache = state f32[4,3] dense<0.0>
+  %cache.next = state_write(%cache, %row, %t) {axis = 0} : f32[4,3]
+  %s = reduce_sum(%cache.next) {axes = [0, 1], keepdims = 0} : f32[]
+  update %cache = %cache.next
+  return %s
+}
+)";
+  CompileResult r = compileGraph(parseGraph(text, "decode.mgir"), "decode.mgir");
+  mgrt_model* model = nullptr;
+  mgrt_session* s = nullptr;
+  REQUIRE(mgrt_model_load(gpu(), r.bundle.data(), r.bundle.size(), &model) == MGRT_OK);
+  REQUIRE(mgrt_session_create(model, "infer", &s) == MGRT_OK);
+  auto step = [&](int32_t t, float v) {
+    float row[3] = {v, 2 * v, 3 * v};
+    REQUIRE(mgrt_session_set_input(s, "row", row, sizeof row) == MGRT_OK);
+    REQUIRE(mgrt_session_set_input(s, "t", &t, sizeof t) == MGRT_OK);
+    REQUIRE(mgrt_session_run(s) == MGRT_OK);
+    float sum = 0;
+    REQUIRE(mgrt_session_get_output(s, "s", &sum, sizeof sum) == MGRT_OK);
+    return sum;
+  };
+  CHECK(step(0, 1) == 6);
+  CHECK(step(2, 10) == 66);
+  CHECK(step(4, 100) == 66);   // past the end: nothing written
+  CHECK(step(-1, 100) == 66);  // negative: nothing written
+  CHECK(step(3, 0.5f) == 69);
+  std::vector<float> cache(12);
+  REQUIRE(mgrt_model_read_state(model, "cache", cache.data(), cache.size() * 4) == MGRT_OK);
+  CHECK(cache == std::vector<float>{1, 2, 3, 0, 0, 0, 10, 20, 30, 0.5f, 1, 1.5f});
+  mgrt_session_destroy(s);
+  mgrt_model_destroy(model);
 }

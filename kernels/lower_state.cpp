@@ -1,0 +1,25 @@
+// StateWrite → state_write: one invocation per element of the written
+// value. The output is bound alone (not the state input): the memory plan
+// gives it the state's own bytes, so the kernel writes just the new rows.
+#include "kernels/lower_common.h"
+
+namespace mgc::kern {
+
+std::vector<DispatchPlan> lowerStateWrite(const Graph& g, const Node& n) {
+  const Shape &state = inType(g, n, 0).shape, &value = inType(g, n, 1).shape;
+  const size_t axis = size_t(n.i("axis", 0) < 0 ? n.i("axis", 0) + int64_t(state.size()) : n.i("axis", 0));
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < state.size(); ++d) inner *= state[d];
+  const int64_t count = numel(value);
+  if (count == 0) return {};
+  DispatchPlan d = makePlan(n, "state_write");
+  // D and J go through i32 too: the kernel compares offset <= D - J signed.
+  d.params = {u32(n, count, "element count"), i32(n, value.at(axis), "value rows"), u32(n, inner, "inner size"),
+              i32(n, state.at(axis), "state rows")};
+  u32(n, numel(state), "state elements");  // the kernel indexes the state with u32
+  d.bindings = {n.inputs[1], n.inputs[2], n.outputs[0]};
+  setItemGrid(d, n, uint64_t(count), 256);
+  return {d};
+}
+
+}  // namespace mgc::kern
