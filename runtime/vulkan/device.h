@@ -63,16 +63,6 @@ struct FeatureChain {
   VkPhysicalDeviceVulkan11Features v11{};
   VkPhysicalDeviceVulkan12Features v12{};
   VkPhysicalDeviceVulkan13Features v13{};
-  struct CooperativeMatrix {  // VkPhysicalDeviceCooperativeMatrixFeaturesKHR
-    VkStructureType sType;
-    void* pNext;
-    VkBool32 cooperativeMatrix, cooperativeMatrixRobustBufferAccess;
-  } coop{};
-  struct Bfloat16 {  // VkPhysicalDeviceShaderBfloat16FeaturesKHR
-    VkStructureType sType;
-    void* pNext;
-    VkBool32 shaderBFloat16Type, shaderBFloat16DotProduct, shaderBFloat16CooperativeMatrix;
-  } bf16{};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopNV{};
   std::vector<const char*> extensions;  // device extensions to enable
   FeatureChain() = default;
