@@ -18,7 +18,7 @@ std::vector<DispatchPlan> lowerStateWrite(const Graph& g, const Node& n) {
               i32(n, state.at(axis), "state rows")};
   u32(n, numel(state), "state elements");  // the kernel indexes the state with u32
   d.bindings = {n.inputs[1], n.inputs[2], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(count), 256);
+  setItemGrid(d, n, uint64_t(count));
   return {d};
 }
 
