@@ -5,7 +5,7 @@
 
 #include "kernels/lower.h"
 #include "kernels/kernel_entry.h"
-#include "passes/schedule.h"
+#include "passes/plan/schedule.h"
 
 namespace mgc {
 
@@ -185,7 +185,7 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     for (const DispatchPlan& p : plans[k]) emit(p);
   for (const DispatchPlan& p : updates) emit(p);
   // Independent dispatches move together so they share barriers (safe on
-  // the planned byte ranges: passes/schedule.h).
+  // the planned byte ranges: passes/plan/schedule.h).
   std::vector<size_t> order = orderByLevel(access);
   entry.dispatches = applyOrder(std::move(entry.dispatches), order);
   access = applyOrder(std::move(access), order);

@@ -12,7 +12,7 @@
 //                         points; initialized from the data section after
 //                         the weights (Arena.init_offset/init_size)
 // State updates (Graph::stateUpdates) are written in place where the memory
-// planner finds it safe (passes/memory_plan.h: the new value's producer
+// planner finds it safe (passes/plan/memory_plan.h: the new value's producer
 // writes the state's bytes after every reader of the old value); the others
 // become copy dispatches at the end of the entry point, from a new value
 // computed in the activations arena.
@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/graph.h"
+#include "ir/graph.h"
 #include "compiler/phase_time.h"
 #include "compiler/report.h"
 #include "formats/bundle_writer.h"
-#include "passes/memory_plan.h"
+#include "passes/plan/memory_plan.h"
 
 namespace mgc {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <map>
 
-#include "compiler/ir/types.h"
+#include "ir/types.h"
 #include "formats/bundle_layout.h"
 #include "formats/bundle_writer.h"
 #include "formats/mgb_generated.h"

@@ -8,9 +8,9 @@
 #include <set>
 
 #include "compiler/frontends.h"
-#include "compiler/ir/printer.h"
+#include "ir/printer.h"
 #include "compiler/report.h"
-#include "passes/passes.h"
+#include "passes/graph/passes.h"
 
 namespace mgc {
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "compiler/bundle_builder.h"
-#include "compiler/ir/graph.h"
+#include "ir/graph.h"
 #include "compiler/phase_time.h"
-#include "passes/pipeline.h"
+#include "passes/graph/pipeline.h"
 
 namespace mgc {
 
@@ -60,7 +60,7 @@ CompileResult compileGraph(Graph g, const std::string& source, const CompileOpti
 // importModel (frontends.h) + compileGraph, the import timed.
 CompileResult compileFile(const std::string& path, const CompileOptions& opts = {});
 
-// The graph pass pipeline (passes/pipeline.h) over g, each pass timed into
+// The graph pass pipeline (passes/graph/pipeline.h) over g, each pass timed into
 // `phases` (name + phaseSuffix). Errors name `source` and the pass. With
 // opts.verifyEachPass the verifier runs after every pass, and a graph it
 // rejects is reported as the fault of the pass that made it.

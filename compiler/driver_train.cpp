@@ -1,4 +1,4 @@
-// The training driver: training program (passes/training.h) → its two entry
+// The training driver: training program (passes/program/training.h) → its two entry
 // points → compileProgram (driver.h).
 #include "compiler/driver_train.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "compiler/driver.h"
-#include "passes/training.h"
+#include "passes/program/training.h"
 
 namespace mgc {
 

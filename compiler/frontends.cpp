@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "compiler/ir/parser.h"
+#include "ir/parser.h"
 #include "compiler/onnx/import.h"
 
 namespace mgc {

@@ -2,7 +2,7 @@
 // a name, a sniff function (is this path in my format?) and an import
 // function (path → Graph). ONNX and text IR are the rows today; a Hugging
 // Face checkpoint folder (config.json + *.safetensors) is meant to be one
-// more row, building its graph with compiler/ir/builder.h.
+// more row, building its graph with ir/builder.h.
 //
 // Choosing a row: a row that claims the path by name (extension, folder
 // layout) wins over one that only recognizes the first bytes; among equals
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/graph.h"
+#include "ir/graph.h"
 
 namespace mgc {
 

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/graph.h"
+#include "ir/graph.h"
 #include "compiler/phase_time.h"
 #include "formats/bundle_writer.h"
 #include "kernels/lower.h"
-#include "passes/memory_plan.h"
+#include "passes/plan/memory_plan.h"
 
 namespace mgc {
 

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "compiler/ir/graph.h"
+#include "ir/fused_eltwise.h"
+#include "ir/graph.h"
+#include "kernels/src/eltwise_abi.h"
 
 namespace mgc {
 
@@ -25,7 +27,8 @@ struct EwInstr {
 };
 
 struct EltwiseProgram {
-  static constexpr int kMaxInputs = 4, kMaxInstrs = 16, kMaxRegs = 8, kMaxRank = 6;
+  static constexpr int kMaxInputs = EW_MAX_INPUTS, kMaxInstrs = EW_MAX_INSTRS, kMaxRegs = EW_MAX_REGS,
+                       kMaxRank = EW_MAX_RANK;
   int numInputs = 0;  // inputs live in registers 0..numInputs-1 at the start
   int outReg = 0;     // register stored to the output
   std::vector<EwInstr> code;
@@ -47,5 +50,11 @@ void emitNodeOp(EltwiseProgram& prog, const Graph& g, const Node& n, const std::
 // kernel's limits.
 std::vector<uint32_t> encodeEltwiseParams(const Node& n, const EltwiseProgram& prog, const Shape& out,
                                           const std::vector<Shape>& inputs);
+
+// The fusion pass plans programs with the IR's limits; the kernel runs them.
+static_assert(kFusedMaxInputs == EltwiseProgram::kMaxInputs && kFusedMaxInstrs == EltwiseProgram::kMaxInstrs &&
+                  kFusedMaxRegs == EltwiseProgram::kMaxRegs,
+              "ir/fused_eltwise.h's limits must equal the eltwise kernel ABI (kernels/src/eltwise_abi.h)");
+static_assert((EW_MAX_REGS & (EW_MAX_REGS - 1)) == 0, "eltwise.comp masks register indices");
 
 }  // namespace mgc

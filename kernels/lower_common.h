@@ -83,7 +83,7 @@ std::vector<DispatchPlan> lowerArgMax(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerSoftmax(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerLayerNorm(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerBatchNorm(const Graph& g, const Node& n);
-// lower_grad.cpp: gradient ops (passes/autodiff.cpp)
+// lower_grad.cpp: gradient ops (passes/program/autodiff.cpp)
 std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerPoolGrad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerGatherGrad(const Graph& g, const Node& n);

@@ -1,6 +1,6 @@
 // DropoutMask → dropout_mask (one invocation per element; the hash is
-// compiler/ir/dropout.h's, the step counter is read on the device).
-#include "compiler/ir/dropout.h"
+// ir/dropout.h's, the step counter is read on the device).
+#include "ir/dropout.h"
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {

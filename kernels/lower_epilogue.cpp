@@ -1,6 +1,6 @@
-// Fused epilogues (compiler/ir/epilogue.h) → the params block and operand
+// Fused epilogues (ir/epilogue.h) → the params block and operand
 // bindings read by kernels/src/epilogue.glsl.
-#include "compiler/ir/epilogue.h"
+#include "ir/epilogue.h"
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {

@@ -1,8 +1,8 @@
 // fused_eltwise → one eltwise dispatch: each step of the node's program
-// (compiler/ir/fused_eltwise.h) is emitted by emitNodeOp against the
+// (ir/fused_eltwise.h) is emitted by emitNodeOp against the
 // expanded sub-graph (which holds every step's types), into the registers
 // assignFusedRegisters picked; inline constants are loaded with CONST.
-#include "compiler/ir/fused_eltwise.h"
+#include "ir/fused_eltwise.h"
 #include "kernels/eltwise_program.h"
 #include "kernels/lower_common.h"
 

@@ -1,4 +1,4 @@
-// Gradient ops (passes/autodiff.cpp) → conv2d_grad, pool2d_grad,
+// Gradient ops (passes/program/autodiff.cpp) → conv2d_grad, pool2d_grad,
 // gather_grad. Each kernel gives one invocation per element it writes.
 // Param layouts: kernels/src/conv2d_grad.comp, pool2d_grad.comp,
 // gather_grad.comp.

@@ -9,7 +9,7 @@ case, OUT/<case>/ holds:
                  sum(y * R), so every output element matters
   grad<k>.npy    d loss / d in<k>, for each float input k (PyTorch, float64
                  math, stored as float32)
-For a loss case (passes/loss.h), graph.mgir declares %in0 (prediction) and
+For a loss case (passes/program/loss.h), graph.mgir declares %in0 (prediction) and
 %in1 (target) and no nodes; loss.txt holds "<kind> <label smoothing>",
 loss.npy the loss and grad0.npy d loss / d prediction.
 

@@ -6,7 +6,7 @@
 
 #include "compiler/bundle_export.h"
 #include "compiler/cli/commands.h"
-#include "compiler/ir/types.h"
+#include "ir/types.h"
 #include "formats/safetensors.h"
 
 namespace mgc {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "compiler/cli/commands.h"
-#include "compiler/ir/parser.h"
-#include "compiler/ir/printer.h"
-#include "passes/passes.h"
-#include "passes/pipeline.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "passes/graph/passes.h"
+#include "passes/graph/pipeline.h"
 
 namespace mgc {
 

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <string>
 
-#include "compiler/ir/graph.h"
+#include "ir/graph.h"
 
 namespace mgc {
 

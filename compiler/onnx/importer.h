@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/ir/builder.h"
-#include "compiler/ir/graph.h"
+#include "ir/builder.h"
+#include "ir/graph.h"
 
 namespace mgc::onnximport {
 

@@ -1,5 +1,5 @@
 // The NodeContext helpers every converter uses (the graph building itself
-// is GraphBuilder's, compiler/ir/builder.h).
+// is GraphBuilder's, ir/builder.h).
 #include <algorithm>
 
 #include "compiler/onnx/importer.h"

@@ -186,7 +186,7 @@ void identity(NodeContext& c) {
 // Inference: Dropout is the identity; the mask output has no meaning here.
 // Training imports (ImportOptions::keepParameters) keep a Dropout whose ratio
 // is > 0 as a marker, Identity{dropout_ratio}, whatever its training_mode:
-// passes/training.cpp makes it x * dropout_mask in train_step and a plain
+// passes/program/training.cpp makes it x * dropout_mask in train_step and a plain
 // identity in infer.
 void dropout(NodeContext& c) {
   c.onlyAttrs({"ratio", "seed", "is_test"});

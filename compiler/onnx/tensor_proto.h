@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "compiler/ir/builder.h"
-#include "compiler/ir/types.h"
+#include "ir/builder.h"
+#include "ir/types.h"
 
 namespace mgc::onnximport {
 

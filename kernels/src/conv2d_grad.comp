@@ -1,4 +1,4 @@
-// conv2d_grad: the two transposes of Conv (compiler/ir/eval_grad.cpp is
+// conv2d_grad: the two transposes of Conv (ir/eval_grad.cpp is
 // the reference), one invocation per element of the gradient it writes, so
 // no two invocations ever write the same word (no atomics, deterministic).
 //   mode 0 ConvGradInput:  a = dy [N,M,OH,OW], b = w [M,C/groups,KH,KW],

@@ -1,6 +1,6 @@
 // dropout_mask: out[i] = 0 with probability ratio, else 1 / (1 - ratio),
 // from a counter-based hash of (seed, step, i). Word for word the
-// arithmetic of compiler/ir/dropout.h (uint only), so the mask equals the
+// arithmetic of ir/dropout.h (uint only), so the mask equals the
 // CPU reference bit for bit.
 //
 // Bindings: 1 = step (the f32 step counter, read as its bits), 2 = output (f32).

@@ -19,6 +19,7 @@
 layout(local_size_x = 256) in;
 #include "common.glsl"
 #include "math.glsl"
+#include "eltwise_abi.h"
 
 #define EW_OP(name, code) const uint OP_##name = code;
 #include "eltwise_ops.def"
@@ -141,14 +142,15 @@ uint execute(uint op, uint a, uint b, uint c, uint imm0, uint imm1) {
 void main() {
   uint i = linearInvocation();
   if (i >= p[0]) return;
-  uint r[8] = uint[8](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
-  uint numInputs = min(p[1], 4u);
+  uint r[EW_MAX_REGS] = uint[EW_MAX_REGS](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+  const uint mask = EW_MAX_REGS - 1;
+  uint numInputs = min(p[1], uint(EW_MAX_INPUTS));
   for (uint k = 0; k < numInputs; ++k) r[k] = loadInput(k, inputIndex(k, i));
-  for (uint j = 0; j < min(p[2], 16u); ++j) {
+  for (uint j = 0; j < min(p[2], uint(EW_MAX_INSTRS)); ++j) {
     uint w = p[kProgram + 3 * j];
     uint op = w & 255u;
-    r[(w >> 8) & 7u] = execute(op, r[(w >> 12) & 7u], r[(w >> 16) & 7u], r[(w >> 20) & 7u],
-                               p[kProgram + 3 * j + 1], p[kProgram + 3 * j + 2]);
+    r[(w >> 8) & mask] = execute(op, r[(w >> 12) & mask], r[(w >> 16) & mask], r[(w >> 20) & mask],
+                                 p[kProgram + 3 * j + 1], p[kProgram + 3 * j + 2]);
   }
-  outv[i] = r[p[3] & 7u];
+  outv[i] = r[p[3] & mask];
 }

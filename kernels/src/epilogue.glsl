@@ -1,5 +1,5 @@
 // Fused epilogue of conv2d / conv2d_direct / matmul (IR side:
-// compiler/ir/epilogue.h; host side: kernels/lower_epilogue.cpp). The
+// ir/epilogue.h; host side: kernels/lower_epilogue.cpp). The
 // includer defines EPI_BASE (first params word) and EPI_BINDING0/1 (the two
 // operand buffers; absent operands are bound to some input again) and
 // includes math.glsl. Params from EPI_BASE:

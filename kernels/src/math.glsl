@@ -1,5 +1,5 @@
 // Float helpers with the accuracy and edge-case behaviour of the CPU
-// reference (compiler/ir/eval*.cpp), which computes in double. GLSL's own
+// reference (ir/eval*.cpp), which computes in double. GLSL's own
 // versions are left undefined at the edges (pow of a negative base, tanh of
 // large |x|) or missing (erf).
 

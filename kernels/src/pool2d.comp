@@ -1,5 +1,5 @@
 // pool2d: max / average pooling over [N*C, H, W] planes, one invocation
-// per output element. Windows follow compiler/ir/shape.cpp (ceil_mode may
+// per output element. Windows follow ir/shape.cpp (ceil_mode may
 // add a window that overhangs the padding); padding never wins a max.
 // Average divisor: taps inside the input, or with count_include_pad taps
 // inside input + padding (taps beyond the padding count for neither).

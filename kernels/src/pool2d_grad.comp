@@ -1,4 +1,4 @@
-// pool2d_grad: MaxPoolGrad / AvgPoolGrad (compiler/ir/eval_grad.cpp is the
+// pool2d_grad: MaxPoolGrad / AvgPoolGrad (ir/eval_grad.cpp is the
 // reference), one invocation per input element: it visits every window
 // that covers it and adds that window's share of dy, so no two invocations
 // write the same word. Windows follow pool2d.comp exactly.

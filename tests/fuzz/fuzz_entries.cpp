@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/ir/parser.h"
-#include "compiler/ir/types.h"
+#include "ir/parser.h"
+#include "ir/types.h"
 #include "compiler/onnx/import.h"
 #include "formats/bundle_layout.h"
 #include "formats/npy.h"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "compiler/ir/eval.h"
+#include "ir/eval.h"
 
 namespace evaltest {
 

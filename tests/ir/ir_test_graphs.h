@@ -2,7 +2,7 @@
 // printer and parser are tested against an independent construction.
 #pragma once
 
-#include "compiler/ir/graph.h"
+#include "ir/graph.h"
 
 namespace mgc::testing {
 

@@ -1,10 +1,10 @@
-// GraphBuilder (compiler/ir/builder.h): naming, folding while building,
+// GraphBuilder (ir/builder.h): naming, folding while building,
 // composites — checked against the reference evaluator.
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "compiler/ir/builder.h"
-#include "compiler/ir/eval.h"
+#include "ir/builder.h"
+#include "ir/eval.h"
 
 using namespace mgc;
 

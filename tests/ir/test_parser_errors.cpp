@@ -2,7 +2,7 @@
 // can be wrong.
 #include <catch2/catch.hpp>
 
-#include "compiler/ir/parser.h"
+#include "ir/parser.h"
 
 using namespace mgc;
 

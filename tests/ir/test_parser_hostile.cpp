@@ -3,9 +3,9 @@
 // or an mgc::Error — any other exception, or a crash under ASan, fails.
 #include <catch2/catch.hpp>
 
-#include "compiler/ir/parser.h"
-#include "compiler/ir/printer.h"
-#include "passes/passes.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "passes/graph/passes.h"
 #include "tests/ir/ir_test_graphs.h"
 
 using namespace mgc;

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <limits>
 
-#include "compiler/ir/parser.h"
-#include "compiler/ir/printer.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
 #include "tests/ir/ir_test_graphs.h"
 
 using namespace mgc;

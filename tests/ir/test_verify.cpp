@@ -1,9 +1,9 @@
 // The verifier catches each broken invariant and names the culprit.
 #include <catch2/catch.hpp>
 
-#include "compiler/ir/parser.h"
-#include "compiler/ir/printer.h"
-#include "passes/passes.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "passes/graph/passes.h"
 #include "tests/ir/ir_test_graphs.h"
 
 using namespace mgc;

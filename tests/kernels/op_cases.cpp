@@ -85,7 +85,7 @@ void binaryCases(Builder& b) {
   for (Op op : {Op::And, Op::Or, Op::Xor}) b.add(opName(op), op, {B(a), B(c)});
   b.add("where", Op::Where, {B({5, 1, 7}), N(F({6, 7})), N(F({1}))});
   b.add("where i64", Op::Where, {B({5, 6, 7}), I(T(DType::I64, {7})), I(T(DType::I64, {5, 6, 1}))});
-  // fused_eltwise (compiler/ir/fused_eltwise.h): gelu spelled out with
+  // fused_eltwise (ir/fused_eltwise.h): gelu spelled out with
   // inline constants; a broadcasting tree over 4 inputs; float attributes.
   using Floats = std::vector<double>;
   b.add("fused_eltwise gelu spelled out", Op::FusedEltwise, {N(F({5, 6, 7}))},
@@ -120,7 +120,7 @@ void nnCases(Builder& b) {
   b.add("conv gemm path groups", Op::Conv, {N(F({2, 4, 9, 9})), N(F({34, 2, 1, 1}))}, {{"group", int64_t(2)}});
   b.add("conv gemm 1x3x13x11 s2 d2", Op::Conv, {N(F({1, 3, 13, 11})), N(F({70, 3, 3, 3}))},
         {{"strides", Ints{2, 1}}, {"dilations", Ints{2, 2}}, {"pads", Ints{2, 2, 2, 2}}});
-  // Fused epilogues (compiler/ir/epilogue.h): codes 1 relu, 2 clip, 3 leaky_relu, 4 sigmoid, 5 gelu erf,
+  // Fused epilogues (ir/epilogue.h): codes 1 relu, 2 clip, 3 leaky_relu, 4 sigmoid, 5 gelu erf,
   // 6 gelu tanh, 7 add operand, 8 hard_swish, 9 tanh; 2 args per step.
   auto epi = [](Ints codes, std::vector<double> args) {
     return Attrs{{"epilogue", codes}, {"epilogue_args", args}};
@@ -203,7 +203,7 @@ void shapeCases(Builder& b) {
   b.add("pad", Op::Pad, {N(F(s))}, {{"pads", Ints{1, 0, 2, 0, 3, 1}}, {"value", 0.5}});
   b.add("pad negative", Op::Pad, {N(F(s))}, {{"pads", Ints{0, -1, 1, 1, 0, -2}}, {"value", 0.0}});
   b.add("pad i32", Op::Pad, {I(T(DType::I32, {5, 7}))}, {{"pads", Ints{1, 2, 0, 1}}, {"value", 3.0}});
-  // gradient ops (passes/autodiff.cpp): dy shapes follow the forward cases above
+  // gradient ops (passes/program/autodiff.cpp): dy shapes follow the forward cases above
   b.add("conv_grad_input groups dilation", Op::ConvGradInput, {N(F({2, 4, 10, 11})), N(F({4, 3, 3, 2}))},
         {{"group", int64_t(2)}, {"dilations", Ints{2, 1}}, {"pads", Ints{0, 1, 1, 0}}, {"shape", Ints{2, 6, 13, 11}}});
   b.add("conv_grad_input stride 2 pad 1", Op::ConvGradInput, {N(F({1, 8, 7, 6})), N(F({8, 3, 3, 3}))},

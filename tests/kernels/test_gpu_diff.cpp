@@ -1,7 +1,7 @@
 // GPU differential test: every op case (op_cases.cpp) as a one-node bundle
 // built here from the kernel registry and lowerNode, run through the
 // libmgrt C API (lavapipe in CI, validation on), compared with the CPU
-// reference evaluator (compiler/ir/eval.h).
+// reference evaluator (ir/eval.h).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "compiler/ir/eval.h"
+#include "ir/eval.h"
 #include "formats/bundle_writer.h"
 #include "kernels/lower.h"
 #include "kernels/kernel_entry.h"

@@ -9,7 +9,7 @@
 
 #include "compiler/driver.h"
 #include "compiler/frontends.h"
-#include "compiler/ir/eval.h"
+#include "ir/eval.h"
 #include "test_train_util.h"
 
 using namespace mgc;

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "compiler/ir/types.h"
+#include "ir/types.h"
 
 namespace mgc::conformance {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "compiler/ir/types.h"
+#include "ir/types.h"
 #include "runtime/include/mgrt.h"
 
 namespace mgc::conformance {

@@ -9,7 +9,7 @@
 #include <iterator>
 #include <random>
 
-#include "compiler/ir/eval.h"
+#include "ir/eval.h"
 #include "compiler/onnx/import.h"
 #include "compiler/onnx/tensor_proto.h"
 

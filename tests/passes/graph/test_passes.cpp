@@ -4,11 +4,11 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "compiler/ir/eval.h"
-#include "compiler/ir/parser.h"
-#include "compiler/ir/printer.h"
-#include "passes/passes.h"
-#include "passes/pipeline.h"
+#include "ir/eval.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "passes/graph/passes.h"
+#include "passes/graph/pipeline.h"
 #include "tests/ir/ir_test_graphs.h"
 
 using namespace mgc;

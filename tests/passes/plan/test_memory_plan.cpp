@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "passes/memory_plan.h"
+#include "passes/plan/memory_plan.h"
 
 using namespace mgc;
 

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "passes/schedule.h"
+#include "passes/plan/schedule.h"
 
 using namespace mgc;
 

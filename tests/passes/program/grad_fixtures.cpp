@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <fstream>
 
-#include "compiler/ir/parser.h"
+#include "ir/parser.h"
 #include "formats/npy.h"
-#include "passes/autodiff.h"
-#include "passes/loss.h"
+#include "passes/program/autodiff.h"
+#include "passes/program/loss.h"
 
 namespace mgc::gradtest {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/ir/graph.h"
+#include "ir/graph.h"
 
 namespace mgc::gradtest {
 

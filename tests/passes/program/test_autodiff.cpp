@@ -4,7 +4,7 @@
 // compiled, on Vulkan.
 #include <catch2/catch.hpp>
 
-#include "compiler/ir/eval.h"
+#include "ir/eval.h"
 #include "grad_fixtures.h"
 
 using namespace mgc;

@@ -6,9 +6,9 @@
 #include <functional>
 #include <string>
 
-#include "compiler/ir/eval.h"
-#include "passes/autodiff.h"
-#include "passes/loss.h"
+#include "ir/eval.h"
+#include "passes/program/autodiff.h"
+#include "passes/program/loss.h"
 
 using namespace mgc;
 

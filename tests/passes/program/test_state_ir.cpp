@@ -6,13 +6,13 @@
 
 #include "compiler/bundle_builder.h"
 #include "compiler/bundle_export.h"
-#include "compiler/ir/eval.h"
-#include "compiler/ir/parser.h"
-#include "compiler/ir/printer.h"
+#include "ir/eval.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
 #include "formats/safetensors.h"
 #include "kernels/lower.h"
-#include "passes/memory_plan.h"
-#include "passes/passes.h"
+#include "passes/plan/memory_plan.h"
+#include "passes/graph/passes.h"
 #include "tests/training/test_train_util.h"
 
 using namespace mgc;

@@ -1,0 +1,71 @@
+// Fused epilogues on Conv and MatMul (written by passes/graph/fuse_conv_epilogue.cpp,
+// honoured by the shape rule, the reference evaluator and the lowering).
+//
+// A node carries an epilogue when it has the attribute `epilogue`: a list of
+// step codes applied in order to every output element v (after Conv's bias):
+//
+//   code  step            epilogue_args (2 per step)
+//   1     relu            -
+//   2     clip            min, max
+//   3     leaky_relu      alpha
+//   4     sigmoid         -
+//   5     gelu (erf)      -
+//   6     gelu (tanh)     -
+//   7     add             -      v += the next epilogue operand
+//   8     hard_swish      -
+//   9     tanh            -
+//
+// `epilogue_args` is a float list of 2 entries per step (0 where unused).
+// Epilogue operands are extra node inputs after the op's own ones (Conv:
+// inputs 3.., so the bias slot 2 is present or `none`; MatMul: inputs 2..),
+// one per add step, consumed in order. Each has the output's dtype and
+// either the output's shape, or (MatMul only) the shape [N] with optional
+// leading 1s: a row vector broadcast along the last axis (a Linear's bias;
+// only where b has rank >= 2, so that the last axis is N).
+//
+//   %y = conv(%x, %w, %b, %skip) {epilogue = [7, 1], epilogue_args = [0.0, 0.0, 0.0, 0.0], ...}
+//   is relu(conv(%x, %w, %b) + %skip) in one node.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace mgc {
+
+enum class EpilogueStep : int64_t {
+  Relu = 1,
+  Clip = 2,
+  LeakyRelu = 3,
+  Sigmoid = 4,
+  GeluErf = 5,
+  GeluTanh = 6,
+  Add = 7,
+  HardSwish = 8,
+  Tanh = 9,
+};
+
+struct Epilogue {
+  static constexpr int kMaxSteps = 6, kMaxOperands = 2;
+  std::vector<EpilogueStep> steps;
+  std::vector<double> args;  // 2 per step
+  int numOperands() const;
+};
+
+// Index of the first epilogue operand among the node's inputs (Conv 3,
+// MatMul 2).
+int epilogueFirstInput(Op op);
+
+// The node's epilogue (empty if it has none). Throws mgc::Error naming the
+// node on unknown codes, a wrong args length, too many steps, or an input
+// count that does not match the add steps.
+Epilogue readEpilogue(const Node& n);
+
+// Checks the epilogue operands' types against the output type `out`.
+void checkEpilogueOperands(const Graph& g, const Node& n, const TensorType& out);
+
+// One non-add step applied to v in double (the reference semantics).
+double applyEpilogueStep(EpilogueStep s, double v, double arg0, double arg1);
+
+}  // namespace mgc

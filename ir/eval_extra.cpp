@@ -1,0 +1,94 @@
+// Reference evaluation of GatherElements (byte copies: exact for every
+// dtype), ScatterElements, DropoutMask and StateWrite.
+#include <cstring>
+
+#include "ir/dropout.h"
+#include "ir/eval_internal.h"
+
+namespace mgc::eval {
+
+// data and indices viewed as [outer, axis, inner] (they agree off the axis):
+// out[o, j, r] = data[o, idx[o, j, r], r].
+HostTensor evalGatherElements(const Node& n, const HostTensor& data, const HostTensor& idx, const TensorType& outT) {
+  const Shape& s = data.type.shape;
+  int64_t axis = n.i("axis", 0);
+  if (axis < 0) axis += data.type.rank();
+  int64_t outer = 1, D = s[size_t(axis)], inner = 1, J = idx.type.shape[size_t(axis)];
+  for (int64_t d = 0; d < axis; ++d) outer *= s[size_t(d)];
+  for (size_t d = size_t(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  size_t es = dtypeSize(data.type.dtype);
+  HostTensor out(outT);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < J; ++j)
+      for (int64_t r = 0; r < inner; ++r) {
+        int64_t at = (o * J + j) * inner + r, i = idx.getI(at);
+        if (i < -D || i >= D) fail(n, "index " + std::to_string(i) + " out of range for axis of size " + std::to_string(D));
+        if (i < 0) i += D;
+        std::memcpy(out.data.data() + size_t(at) * es, data.data.data() + size_t((o * D + i) * inner + r) * es, es);
+      }
+  return out;
+}
+
+// out = data; then for every index element in order: out[o, idx, r] =
+// update (reduction 0), += update (1) or *= update (2).
+HostTensor evalScatterElements(const Node& n, const HostTensor& data, const HostTensor& idx, const HostTensor& updates,
+                               const TensorType& outT) {
+  const Shape& s = data.type.shape;
+  int64_t axis = n.i("axis", 0), reduction = n.i("reduction", 0);
+  if (axis < 0) axis += data.type.rank();
+  int64_t outer = 1, D = s[size_t(axis)], inner = 1, J = idx.type.shape[size_t(axis)];
+  for (int64_t d = 0; d < axis; ++d) outer *= s[size_t(d)];
+  for (size_t d = size_t(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  HostTensor out = data;
+  out.type = outT;
+  bool fl = isFloat(outT.dtype);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < J; ++j)
+      for (int64_t r = 0; r < inner; ++r) {
+        int64_t at = (o * J + j) * inner + r, i = idx.getI(at);
+        if (i < -D || i >= D) fail(n, "index " + std::to_string(i) + " out of range for axis of size " + std::to_string(D));
+        if (i < 0) i += D;
+        int64_t dst = (o * D + i) * inner + r;
+        if (fl) {
+          double u = updates.getF(at), v = out.getF(dst);
+          out.setF(dst, reduction == 0 ? u : reduction == 1 ? v + u : v * u);
+        } else {
+          int64_t u = updates.getI(at), v = out.getI(dst);
+          out.setI(dst, reduction == 0 ? u : reduction == 1 ? wrapAdd(v, u) : wrapMul(v, u));
+        }
+      }
+  return out;
+}
+
+// The counter-based mask of ir/dropout.h, element by element.
+HostTensor evalDropoutMask(const Node& n, const HostTensor& step, const TensorType& outT) {
+  const double ratio = n.f("ratio", 0.5);
+  const uint32_t key = dropout::stepKey(uint32_t(n.i("seed", 0)), float(step.getF(0)));
+  const uint32_t thresh = dropout::threshold(ratio);
+  const float keep = dropout::scale(ratio);
+  HostTensor out(outT);
+  for (int64_t i = 0; i < out.numel(); ++i) out.setF(i, dropout::dropped(key, uint32_t(i), thresh) ? 0.0f : keep);
+  return out;
+}
+
+// state with value's rows copied in at offset along axis (byte copies);
+// an offset outside [0, D - J] writes nothing, as on the GPU.
+HostTensor evalStateWrite(const Node& n, const HostTensor& state, const HostTensor& value, const HostTensor& offset,
+                          const TensorType& outT) {
+  const Shape& s = state.type.shape;
+  int64_t axis = n.i("axis", 0);
+  if (axis < 0) axis += state.type.rank();
+  int64_t outer = 1, D = s[size_t(axis)], inner = 1, J = value.type.shape[size_t(axis)];
+  for (int64_t d = 0; d < axis; ++d) outer *= s[size_t(d)];
+  for (size_t d = size_t(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  HostTensor out = state;
+  out.type = outT;
+  const int64_t at = offset.getI(0);
+  if (at < 0 || at > D - J) return out;
+  const size_t es = dtypeSize(state.type.dtype), row = size_t(J * inner) * es;
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(out.data.data() + size_t((o * D + at) * inner) * es, value.data.data() + size_t(o) * row, row);
+  return out;
+}
+
+}  // namespace mgc::eval

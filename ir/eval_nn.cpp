@@ -1,0 +1,245 @@
+// Neural-network ops: MatMul, Conv, pooling, normalizations, softmax.
+// Floats compute in double; MatMul keeps integers exact in int64.
+#include "ir/epilogue.h"
+#include "ir/eval_internal.h"
+
+namespace mgc::eval {
+
+namespace {
+
+inline double mulAdd(double acc, double a, double b) { return acc + a * b; }
+inline int64_t mulAdd(int64_t acc, int64_t a, int64_t b) { return wrapAdd(acc, wrapMul(a, b)); }
+
+// C[bi] = A[aOff] x B[bOff] for every batch position of the walk.
+template <class T>
+std::vector<T> matmulLoop(const std::vector<T>& A, const std::vector<T>& B, int64_t batches, StridedWalk w, int64_t M,
+                          int64_t K, int64_t N) {
+  std::vector<T> C(size_t(batches * M * N), T(0));
+  for (int64_t bi = 0; bi < batches; ++bi, w.next()) {
+    const T* a = A.data() + w[0] * M * K;
+    const T* b = B.data() + w[1] * K * N;
+    T* c = C.data() + bi * M * N;
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        T acc = 0;
+        for (int64_t k = 0; k < K; ++k) acc = mulAdd(acc, a[m * K + k], b[k * N + n]);
+        c[m * N + n] = acc;
+      }
+  }
+  return C;
+}
+
+struct Window {
+  int64_t kh, kw, sh, sw, dh, dw, padTop, padLeft, padBottom, padRight;
+};
+
+Window poolWindow(const Node& n, int64_t kh, int64_t kw) {
+  auto st = n.ints("strides", {{1, 1}}), pd = n.ints("pads", {{0, 0, 0, 0}}), dl = n.ints("dilations", {{1, 1}});
+  return Window{kh, kw, st[0], st[1], dl[0], dl[1], pd[0], pd[1], pd[2], pd[3]};
+}
+
+}  // namespace
+
+HostTensor evalMatMul(const HostTensor& a, const HostTensor& b, const TensorType& outT) {
+  // Promote 1-D operands to matrices; the output shape (from the shape rule)
+  // already drops the added axes and has the same element count.
+  Shape as = a.type.shape, bs = b.type.shape;
+  if (as.size() == 1) as.insert(as.begin(), 1);
+  if (bs.size() == 1) bs.push_back(1);
+  int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  Shape ba(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+  Shape batch = broadcastShapes(ba, bb);
+  StridedWalk w(batch, {broadcastStrides(ba, batch), broadcastStrides(bb, batch)});
+  HostTensor out(outT);
+  if (isFloat(outT.dtype)) storeDoubles(out, matmulLoop(toDoubles(a), toDoubles(b), numel(batch), w, M, K, N));
+  else storeInt64s(out, matmulLoop(toInt64s(a), toInt64s(b), numel(batch), w, M, K, N));
+  return out;
+}
+
+HostTensor evalConv(const Node& n, const Inputs& in, const TensorType& outT) {
+  const HostTensor &x = *in[0], &w = *in[1];
+  bool hasBias = in.size() > 2 && n.inputs[2] != kNoValue;
+  std::vector<double> X = toDoubles(x), W = toDoubles(w), B = hasBias ? toDoubles(*in[2]) : std::vector<double>();
+  int64_t N = x.type.shape[0], C = x.type.shape[1], H = x.type.shape[2], Wd = x.type.shape[3];
+  int64_t M = w.type.shape[0], Cg = w.type.shape[1];
+  int64_t OH = outT.shape[2], OW = outT.shape[3];
+  int64_t groups = n.i("group", 1), Mg = M / groups;
+  Window k = poolWindow(n, w.type.shape[2], w.type.shape[3]);
+  std::vector<double> Y(size_t(outT.numel()));
+  for (int64_t b = 0; b < N; ++b)
+    for (int64_t m = 0; m < M; ++m) {
+      int64_t firstChannel = (m / Mg) * Cg;
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          double acc = hasBias ? B[size_t(m)] : 0.0;
+          for (int64_t c = 0; c < Cg; ++c)
+            for (int64_t i = 0; i < k.kh; ++i) {
+              int64_t ih = oh * k.sh - k.padTop + i * k.dh;
+              if (ih < 0 || ih >= H) continue;
+              for (int64_t j = 0; j < k.kw; ++j) {
+                int64_t iw = ow * k.sw - k.padLeft + j * k.dw;
+                if (iw < 0 || iw >= Wd) continue;
+                acc += X[size_t(((b * C + firstChannel + c) * H + ih) * Wd + iw)] *
+                       W[size_t(((m * Cg + c) * k.kh + i) * k.kw + j)];
+              }
+            }
+          Y[size_t(((b * M + m) * OH + oh) * OW + ow)] = acc;
+        }
+    }
+  HostTensor out(outT);
+  storeDoubles(out, Y);
+  return out;
+}
+
+HostTensor evalMaxPool(const Node& n, const HostTensor& x, const TensorType& outT) {
+  auto ks = n.ints("kernel");
+  Window k = poolWindow(n, ks[0], ks[1]);
+  std::vector<double> X = toDoubles(x), Y(size_t(outT.numel()));
+  int64_t planes = x.type.shape[0] * x.type.shape[1], H = x.type.shape[2], W = x.type.shape[3];
+  int64_t OH = outT.shape[2], OW = outT.shape[3];
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        double best = -INFINITY;  // padding never wins
+        for (int64_t i = 0; i < k.kh; ++i) {
+          int64_t ih = oh * k.sh - k.padTop + i * k.dh;
+          if (ih < 0 || ih >= H) continue;
+          for (int64_t j = 0; j < k.kw; ++j) {
+            int64_t iw = ow * k.sw - k.padLeft + j * k.dw;
+            if (iw >= 0 && iw < W) best = nanMax(best, X[size_t((p * H + ih) * W + iw)]);
+          }
+        }
+        Y[size_t((p * OH + oh) * OW + ow)] = best;
+      }
+  HostTensor out(outT);
+  storeDoubles(out, Y);
+  return out;
+}
+
+HostTensor evalAvgPool(const Node& n, const HostTensor& x, const TensorType& outT) {
+  auto ks = n.ints("kernel");
+  Window k = poolWindow(n, ks[0], ks[1]);
+  bool includePad = n.i("count_include_pad", 0) != 0;
+  std::vector<double> X = toDoubles(x), Y(size_t(outT.numel()));
+  int64_t planes = x.type.shape[0] * x.type.shape[1], H = x.type.shape[2], W = x.type.shape[3];
+  int64_t OH = outT.shape[2], OW = outT.shape[3];
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        double sum = 0;
+        int64_t real = 0, padded = 0;  // taps inside the input / inside input+padding
+        for (int64_t i = 0; i < k.kh; ++i) {
+          int64_t ih = oh * k.sh - k.padTop + i * k.dh;
+          bool rowPadded = ih >= -k.padTop && ih < H + k.padBottom, rowReal = ih >= 0 && ih < H;
+          for (int64_t j = 0; j < k.kw; ++j) {
+            int64_t iw = ow * k.sw - k.padLeft + j * k.dw;
+            // ceil_mode windows may overhang even the padding: such taps
+            // count for neither divisor (ONNX / PyTorch behaviour)
+            if (rowPadded && iw >= -k.padLeft && iw < W + k.padRight) ++padded;
+            if (rowReal && iw >= 0 && iw < W) {
+              ++real;
+              sum += X[size_t((p * H + ih) * W + iw)];
+            }
+          }
+        }
+        int64_t count = includePad ? padded : real;
+        Y[size_t((p * OH + oh) * OW + ow)] = count ? sum / double(count) : 0.0;
+      }
+  HostTensor out(outT);
+  storeDoubles(out, Y);
+  return out;
+}
+
+HostTensor evalBatchNorm(const Node& n, const Inputs& in, const TensorType& outT) {
+  const HostTensor& x = *in[0];
+  std::vector<double> X = toDoubles(x), scale = toDoubles(*in[1]), bias = toDoubles(*in[2]);
+  std::vector<double> mean = toDoubles(*in[3]), var = toDoubles(*in[4]), Y(X.size());
+  double eps = n.f("epsilon", 1e-5);
+  int64_t N = x.type.shape[0], C = x.type.shape[1], inner = x.numel() / std::max<int64_t>(N * C, 1);
+  for (int64_t b = 0; b < N; ++b)
+    for (int64_t c = 0; c < C; ++c) {
+      double mul = scale[size_t(c)] / std::sqrt(var[size_t(c)] + eps);
+      for (int64_t i = 0; i < inner; ++i) {
+        size_t at = size_t((b * C + c) * inner + i);
+        Y[at] = (X[at] - mean[size_t(c)]) * mul + bias[size_t(c)];
+      }
+    }
+  HostTensor out(outT);
+  storeDoubles(out, Y);
+  return out;
+}
+
+HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT) {
+  const HostTensor& x = *in[0];
+  int rank = x.type.rank();
+  int64_t axis = n.i("axis", -1);
+  if (axis < 0) axis += rank;
+  int64_t inner = 1;
+  for (int64_t d = axis; d < rank; ++d) inner *= x.type.shape[size_t(d)];
+  int64_t outer = inner ? x.numel() / inner : 0;
+  bool hasBias = in.size() > 2 && n.inputs[2] != kNoValue;
+  std::vector<double> X = toDoubles(x), scale = toDoubles(*in[1]), Y(X.size());
+  std::vector<double> bias = hasBias ? toDoubles(*in[2]) : std::vector<double>(size_t(inner), 0.0);
+  double eps = n.f("epsilon", 1e-5);
+  for (int64_t o = 0; o < outer; ++o) {
+    const double* row = X.data() + o * inner;
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < inner; ++i) mean += row[i];
+    mean /= double(inner);
+    for (int64_t i = 0; i < inner; ++i) var += (row[i] - mean) * (row[i] - mean);
+    var /= double(inner);  // biased, as LayerNorm defines it
+    double inv = 1 / std::sqrt(var + eps);
+    for (int64_t i = 0; i < inner; ++i)
+      Y[size_t(o * inner + i)] = (row[i] - mean) * inv * scale[size_t(i)] + bias[size_t(i)];
+  }
+  HostTensor out(outT);
+  storeDoubles(out, Y);
+  return out;
+}
+
+HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm) {
+  int rank = x.type.rank();
+  int64_t axis = n.i("axis", -1);
+  if (axis < 0) axis += rank;
+  int64_t outer = 1, D = rank ? x.type.shape[size_t(axis)] : 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.type.shape[size_t(d)];
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= x.type.shape[size_t(d)];
+  std::vector<double> X = toDoubles(x), Y(X.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t d) { return size_t((o * D + d) * inner + i); };
+      double mx = -INFINITY, sum = 0;
+      for (int64_t d = 0; d < D; ++d) mx = nanMax(mx, X[at(d)]);
+      for (int64_t d = 0; d < D; ++d) sum += std::exp(X[at(d)] - mx);  // shifted: never overflows
+      for (int64_t d = 0; d < D; ++d)
+        Y[at(d)] = logarithm ? X[at(d)] - mx - std::log(sum) : std::exp(X[at(d)] - mx) / sum;
+    }
+  HostTensor out(outT);
+  storeDoubles(out, Y);
+  return out;
+}
+
+// The fused epilogue (ir/epilogue.h) on an already computed Conv /
+// MatMul result: each step in double on the stored value, operands read at
+// the same element (full shape) or at its last-axis index (row vector).
+void applyEpilogue(const Node& n, const Inputs& in, HostTensor& out) {
+  Epilogue e = readEpilogue(n);
+  if (e.steps.empty()) return;
+  int64_t count = out.numel(), cols = out.type.shape.empty() ? 1 : out.type.shape.back();
+  size_t first = size_t(epilogueFirstInput(n.op));
+  for (int64_t i = 0; i < count; ++i) {
+    double v = out.getF(i);
+    size_t operand = first;
+    for (size_t s = 0; s < e.steps.size(); ++s) {
+      if (e.steps[s] == EpilogueStep::Add) {
+        const HostTensor& t = *in.at(operand++);
+        v += t.getF(t.numel() == count ? i : i % cols);
+      } else {
+        v = applyEpilogueStep(e.steps[s], v, e.args[2 * s], e.args[2 * s + 1]);
+      }
+    }
+    storeF(out, i, v);
+  }
+}
+
+}  // namespace mgc::eval

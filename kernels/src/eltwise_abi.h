@@ -1,0 +1,10 @@
+// The eltwise kernel's program limits: included by kernels/src/eltwise.comp
+// (GLSL) and kernels/eltwise_program.h (C++), which checks the IR's
+// fused_eltwise limits against them with a static_assert.
+#ifndef MGC_ELTWISE_ABI_H_
+#define MGC_ELTWISE_ABI_H_
+#define EW_MAX_INPUTS 4   // bindings 1..4
+#define EW_MAX_INSTRS 16  // instructions in one program
+#define EW_MAX_REGS 8     // registers of raw 32-bit words (a power of two: indices are masked)
+#define EW_MAX_RANK 6     // output dims, broadcast strides per input
+#endif

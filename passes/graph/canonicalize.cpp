@@ -1,0 +1,187 @@
+// canonicalize: small local rewrites to one spelling per computation, run to
+// a fixed point. Each rule is one function with its before/after; a rule
+// looks at one node (and its producer or single consumer) and returns true
+// when it changed the graph. Nodes a rule leaves unused are removed by dce.
+//
+// Graph outputs keep their names: a rule that would make a graph output an
+// alias of another value instead retargets the producing node onto the
+// output value (see forwardValue), or does nothing.
+#include <cmath>
+#include <memory>
+
+#include "passes/graph/canonicalize_util.h"
+#include "passes/graph/passes.h"
+
+namespace mgc {
+
+namespace {
+
+using canon::Rewriter;
+
+// identity(%x) → %x
+bool removeIdentity(Rewriter& r, size_t i) {
+  const Node& n = r.g.nodes[i];
+  if (n.op != Op::Identity) return false;
+  return r.forwardValue(i, n.outputs[0], n.inputs[0]);
+}
+
+// add(%x, 0) / add(0, %x) / sub(%x, 0) / mul(%x, 1) / mul(1, %x) / div(%x, 1) → %x
+// when the constant does not broadcast %x to a larger shape. (x + -0.0 and
+// x + 0.0 are both treated as x: the sign of a zero sum is not preserved.)
+bool removeNeutralOperand(Rewriter& r, size_t i) {
+  const Node& n = r.g.nodes[i];
+  // The neutral element of each op, and whether it may stand on the left.
+  double neutral;
+  bool commutes;
+  if (n.op == Op::Add || n.op == Op::Sub) neutral = 0;
+  else if (n.op == Op::Mul || n.op == Op::Div) neutral = 1;
+  else return false;
+  commutes = n.op == Op::Add || n.op == Op::Mul;
+  for (int side = 1; side >= (commutes ? 0 : 1); --side) {
+    ValueId x = n.inputs[size_t(1 - side)], k = n.inputs[size_t(side)];
+    const HostTensor* c = r.constantOf(k);
+    if (!c || r.g.type(x) != r.g.type(n.outputs[0]) || !canon::allElementsEqual(*c, neutral)) continue;
+    return r.forwardValue(i, n.outputs[0], x);
+  }
+  return false;
+}
+
+// reshape(reshape(%x) {shape = A}) {shape = B} → reshape(%x) {shape = B}
+// reshape(%x) {shape = shape of %x} → %x
+bool simplifyReshape(Rewriter& r, size_t i) {
+  Node& n = r.g.nodes[i];
+  if (n.op != Op::Reshape) return false;
+  const Node* inner = r.producerOf(n.inputs[0]);
+  if (inner && inner->op == Op::Reshape) {
+    n.inputs[0] = inner->inputs[0];
+    return true;
+  }
+  if (r.g.type(n.inputs[0]) == r.g.type(n.outputs[0])) return r.forwardValue(i, n.outputs[0], n.inputs[0]);
+  return false;
+}
+
+// transpose(transpose(%x) {perm = P}) {perm = Q} → transpose(%x) {perm = P∘Q}
+// (out[i] = mid[Q[i]] = x[P[Q[i]]]);  transpose(%x) {perm = [0, 1, ...]} → %x
+bool simplifyTranspose(Rewriter& r, size_t i) {
+  Node& n = r.g.nodes[i];
+  if (n.op != Op::Transpose) return false;
+  std::vector<int64_t> q = n.ints("perm");
+  const Node* inner = r.producerOf(n.inputs[0]);
+  if (inner && inner->op == Op::Transpose) {
+    std::vector<int64_t> p = inner->ints("perm"), combined;
+    for (int64_t axis : q) combined.push_back(p.at(size_t(axis)));
+    n.inputs[0] = inner->inputs[0];
+    n.attrs["perm"] = combined;
+    return true;
+  }
+  for (size_t k = 0; k < q.size(); ++k)
+    if (q[k] != int64_t(k)) return false;
+  return r.forwardValue(i, n.outputs[0], n.inputs[0]);
+}
+
+// batch_norm(%x, %scale, %bias, %mean, %var) {epsilon = e}, all params constant →
+//   %s = const [C,1,1] = scale / sqrt(var + e),  %t = const [C,1,1] = bias - mean * s
+//   %m = mul(%x, %s);  %y = add(%m, %t)
+bool decomposeBatchNorm(Rewriter& r, size_t i) {
+  const Node& bn = r.g.nodes[i];
+  if (bn.op != Op::BatchNorm) return false;
+  const TensorType& xt = r.g.type(bn.inputs[0]);
+  if (!isFloat(xt.dtype)) return false;
+  const HostTensor *scale = r.constantOf(bn.inputs[1]), *bias = r.constantOf(bn.inputs[2]);
+  const HostTensor *mean = r.constantOf(bn.inputs[3]), *var = r.constantOf(bn.inputs[4]);
+  if (!scale || !bias || !mean || !var) return false;
+  int64_t channels = xt.shape[1];
+  Shape perChannel(size_t(xt.rank() - 1), 1);
+  perChannel[0] = channels;
+  HostTensor s(TensorType{xt.dtype, perChannel}), t(TensorType{xt.dtype, perChannel});
+  double eps = bn.f("epsilon", 1e-5);
+  for (int64_t c = 0; c < channels; ++c) {
+    double sc = scale->getF(c) / std::sqrt(var->getF(c) + eps);
+    s.setF(c, sc);
+    t.setF(c, bias->getF(c) - mean->getF(c) * sc);
+  }
+  Node copy = bn;  // r.g.nodes changes below
+  ValueId sv = r.g.addConstant(copy.name + "_scale", std::move(s));
+  ValueId tv = r.g.addConstant(copy.name + "_shift", std::move(t));
+  ValueId scaled = r.g.addValue(r.g.value(copy.outputs[0]).name + "_scaled", xt);
+  Node mul{Op::Mul, copy.name + "_mul", {copy.inputs[0], sv}, {scaled}, {}};
+  Node add{Op::Add, copy.name, {scaled, tv}, copy.outputs, {}};
+  r.g.nodes[i] = std::move(add);
+  r.g.nodes.insert(r.g.nodes.begin() + std::ptrdiff_t(i), std::move(mul));
+  r.g.rebuildProducers();
+  return true;
+}
+
+// %c = conv(%x, %w, %b) {...};  %y = mul(%c, %k)   (%k constant, one value or
+// one per output channel, %c used only here) →
+//   %y = conv(%x, %w * k, %b * k) {...}
+bool foldMulIntoConv(Rewriter& r, size_t i) {
+  canon::ConvFoldSite site;
+  if (!canon::matchConvConsumer(r, i, Op::Mul, &site)) return false;
+  Node& conv = r.g.nodes[i];
+  const HostTensor& w = *r.constantOf(conv.inputs[1]);
+  int64_t perOut = w.numel() / int64_t(site.factors.size());
+  HostTensor nw(w.type);
+  for (int64_t e = 0; e < w.numel(); ++e) nw.setF(e, w.getF(e) * site.factors[size_t(e / perOut)]);
+  ValueId newW = r.g.addConstant(canon::foldedName(r.g.value(conv.inputs[1]).name), std::move(nw));
+  if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue) {
+    const HostTensor& b = *r.constantOf(conv.inputs[2]);
+    HostTensor nb(b.type);
+    for (int64_t m = 0; m < b.numel(); ++m) nb.setF(m, b.getF(m) * site.factors[size_t(m)]);
+    conv.inputs[2] = r.g.addConstant(canon::foldedName(r.g.value(conv.inputs[2]).name), std::move(nb));
+  }
+  conv.inputs[1] = newW;
+  r.retargetOntoConsumer(i, site.consumer);
+  return true;
+}
+
+// %c = conv(%x, %w, %b) {...};  %y = add(%c, %k)   (%k constant, one value or
+// one per output channel, %c used only here) →
+//   %y = conv(%x, %w, %b + k) {...}      (a missing %b counts as zeros)
+bool foldAddIntoConv(Rewriter& r, size_t i) {
+  canon::ConvFoldSite site;
+  if (!canon::matchConvConsumer(r, i, Op::Add, &site)) return false;
+  Node& conv = r.g.nodes[i];
+  const TensorType& wt = r.g.type(conv.inputs[1]);
+  HostTensor nb(TensorType{wt.dtype, {wt.shape[0]}});
+  bool hasBias = conv.inputs.size() > 2 && conv.inputs[2] != kNoValue;
+  const HostTensor* b = hasBias ? r.constantOf(conv.inputs[2]) : nullptr;
+  for (int64_t m = 0; m < nb.numel(); ++m) nb.setF(m, (b ? b->getF(m) : 0.0) + site.factors[size_t(m)]);
+  std::string name = b ? canon::foldedName(r.g.value(conv.inputs[2]).name) : conv.name + "_bias";
+  ValueId newB = r.g.addConstant(name, std::move(nb));
+  conv.inputs.resize(3, kNoValue);
+  conv.inputs[2] = newB;
+  r.retargetOntoConsumer(i, site.consumer);
+  return true;
+}
+
+using Rule = bool (*)(Rewriter&, size_t);
+const Rule kRules[] = {
+    removeIdentity,     removeNeutralOperand, simplifyReshape, simplifyTranspose,
+    decomposeBatchNorm, foldMulIntoConv,      foldAddIntoConv,
+};
+
+// Enough for any realistic chain; guarantees termination if two rules ever
+// undo each other.
+constexpr int kMaxSweeps = 64;
+
+}  // namespace
+
+void canonicalize(Graph& g) {
+  Rewriter r{g};
+  for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+    bool changed = false;
+    // A rule may erase node i (the next node then sits at i) or insert
+    // before it; either way the remaining rules look at whatever is at i.
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      for (Rule rule : kRules) {
+        if (i >= g.nodes.size() || !rule(r, i)) continue;
+        r.changed();
+        changed = true;
+      }
+    }
+    if (!changed) return;
+  }
+}
+
+}  // namespace mgc

@@ -1,0 +1,149 @@
+// fuse-elementwise: a tree of single-use f32 elementwise nodes (Unary,
+// Binary, Where) becomes one fused_eltwise node (ir/fused_eltwise.h)
+// that lowers to one eltwise dispatch: one kernel launch and one barrier
+// instead of one per node, and no intermediate tensors.
+//
+//   %q = div(%x, 1.5) : f32[4,8]
+//   %e = exp(%q) : f32[4,8]                →   %y = fused_eltwise(%x, %b) {ops = "div,exp,add", ...}
+//   %y = add(%e, %b) : f32[4,8]
+//
+// Elementwise ops commute with broadcasting, so inner values may be smaller
+// than the result (each step runs per output element). A group grows from
+// its last node (the root) backwards through producers whose only use is
+// the group; it stays within the kernel's limits: ≤ 4 distinct tensor
+// inputs, ≤ 16 instructions, ≤ 7 registers (+1 scratch). Scalar f32
+// constants become inline immediates. The fused node takes the root's place
+// (every input is defined by then) and writes the root's value. Runs after
+// fuse-conv-epilogue, so activations go into Conv/MatMul first.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ir/fused_eltwise.h"
+#include "passes/graph/passes.h"
+
+namespace mgc {
+
+namespace {
+
+// May node `n` be a step? f32 in and out (Where: bool condition).
+bool fusable(const Graph& g, const Node& n) {
+  if (!isFusableEltwiseOp(n.op) || n.outputs.size() != 1) return false;
+  if (g.type(n.outputs[0]).dtype != DType::F32) return false;
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    DType want = (n.op == Op::Where && k == 0) ? DType::Bool : DType::F32;
+    if (n.inputs[k] == kNoValue || g.type(n.inputs[k]).dtype != want) return false;
+  }
+  return n.op != Op::Cast;  // f32 → f32 casts are removed elsewhere; keep the rule simple
+}
+
+bool isInlineConst(const Graph& g, ValueId v) {
+  const Value& val = g.value(v);
+  return val.isConstant() && val.type.dtype == DType::F32 && val.type.numel() == 1 &&
+         val.constant->data.size() == val.type.bytes();
+}
+
+// The program of `group` (node indices, ascending), or false when it breaks
+// a limit.
+bool buildProgram(const Graph& g, const std::vector<size_t>& group, FusedProgram* prog,
+                  std::vector<ValueId>* inputs) {
+  std::map<ValueId, int> stepOf;  // value → step index
+  prog->steps.clear();
+  prog->consts.clear();
+  inputs->clear();
+  for (size_t s = 0; s < group.size(); ++s) stepOf[g.nodes[group[s]].outputs[0]] = int(s);
+  // Inputs first (their numbering precedes the steps').
+  for (size_t idx : group)
+    for (ValueId v : g.nodes[idx].inputs)
+      if (!stepOf.count(v) && !isInlineConst(g, v) &&
+          std::find(inputs->begin(), inputs->end(), v) == inputs->end())
+        inputs->push_back(v);
+  if (inputs->empty() || int(inputs->size()) > kFusedMaxInputs) return false;
+  const int n = int(inputs->size());
+  for (size_t idx : group) {
+    const Node& node = g.nodes[idx];
+    FusedStep st;
+    st.op = node.op;
+    st.dtype = g.type(node.outputs[0]).dtype;
+    fusedStepFargs(node, &st.farg0, &st.farg1);
+    for (size_t a = 0; a < node.inputs.size(); ++a) {
+      ValueId v = node.inputs[a];
+      if (stepOf.count(v)) {
+        st.args[a] = n + stepOf[v];
+      } else if (isInlineConst(g, v)) {
+        prog->consts.push_back(g.value(v).constant->getF(0));
+        st.args[a] = -int(prog->consts.size());
+      } else {
+        st.args[a] = int(std::find(inputs->begin(), inputs->end(), v) - inputs->begin());
+      }
+    }
+    prog->steps.push_back(st);
+  }
+  FusedRegisters regs = assignFusedRegisters(*prog, n);
+  return int(prog->steps.size()) + regs.constLoads <= kFusedMaxInstrs && regs.regsUsed < kFusedMaxRegs;
+}
+
+}  // namespace
+
+void fuseElementwise(Graph& g) {
+  std::vector<int> uses = g.useCounts();
+  std::vector<bool> isOutput(g.values.size(), false);
+  for (ValueId v : g.outputs) isOutput[size_t(v)] = true;
+  for (const auto& su : g.stateUpdates) isOutput[size_t(su.second)] = true;
+  std::vector<bool> taken(g.nodes.size(), false);
+  std::vector<std::pair<size_t, Node>> fused;  // (root index, fused node)
+
+  for (size_t r = g.nodes.size(); r-- > 0;) {
+    if (taken[r] || !fusable(g, g.nodes[r])) continue;
+    std::vector<size_t> group = {r};
+    FusedProgram prog;
+    std::vector<ValueId> inputs;
+    // Grow: try each producer of a group input, keep it if the limits hold.
+    for (bool grew = true; grew;) {
+      grew = false;
+      std::set<size_t> candidates;
+      for (size_t idx : group)
+        for (ValueId v : g.nodes[idx].inputs) {
+          NodeId p = g.value(v).producer;
+          if (p < 0 || taken[size_t(p)] || uses[size_t(v)] != 1 || isOutput[size_t(v)]) continue;
+          if (std::find(group.begin(), group.end(), size_t(p)) == group.end() && fusable(g, g.nodes[size_t(p)]))
+            candidates.insert(size_t(p));
+        }
+      for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
+        std::vector<size_t> trial = group;
+        trial.push_back(*it);
+        std::sort(trial.begin(), trial.end());
+        if (!buildProgram(g, trial, &prog, &inputs)) continue;
+        group = trial;
+        grew = true;
+        break;
+      }
+    }
+    if (group.size() < 2 || !buildProgram(g, group, &prog, &inputs)) continue;
+    const Node& root = g.nodes[r];
+    Node node{Op::FusedEltwise, root.name, inputs, root.outputs, {}};
+    writeFusedEltwise(node, prog);
+    // The fused type must be the root's (an inline constant of higher rank
+    // would otherwise be lost): check with the shape rule.
+    try {
+      if (inferTypes(g, node).at(0) != g.type(root.outputs[0])) continue;
+    } catch (const Error&) {
+      continue;
+    }
+    for (size_t idx : group) taken[idx] = true;
+    fused.emplace_back(r, std::move(node));
+  }
+  if (fused.empty()) return;
+
+  std::vector<Node> kept;
+  std::map<size_t, Node*> at;
+  for (auto& [r, node] : fused) at[r] = &node;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (at.count(i)) kept.push_back(std::move(*at[i]));
+    else if (!taken[i]) kept.push_back(std::move(g.nodes[i]));
+  }
+  g.nodes = std::move(kept);
+  g.rebuildProducers();
+}
+
+}  // namespace mgc

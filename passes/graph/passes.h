@@ -1,0 +1,16 @@
+// Every graph pass, one per file in passes/.
+#pragma once
+
+#include "ir/graph.h"
+
+namespace mgc {
+
+void verifyGraph(Graph& g);    // verify.cpp: structural + type checks; throws mgc::Error
+void constFold(Graph& g);      // const_fold.cpp: nodes with all-constant inputs → constants
+void canonicalize(Graph& g);   // canonicalize.cpp: one spelling per op (BN folding, x*1, ...)
+void canonicalizePatterns(Graph& g);  // canonicalize_patterns.cpp: exported LayerNorm / Gelu spellings → one op
+void fuseConvEpilogue(Graph& g);  // fuse_conv_epilogue.cpp: conv/matmul + activations/adds → epilogue
+void fuseElementwise(Graph& g);   // fuse_elementwise.cpp: chains of elementwise ops → one fused_eltwise
+void deadCodeElim(Graph& g);   // dce.cpp: drop nodes nothing uses
+
+}  // namespace mgc

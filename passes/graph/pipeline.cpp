@@ -1,0 +1,33 @@
+#include "passes/graph/pipeline.h"
+
+#include "passes/graph/passes.h"
+
+namespace mgc {
+
+// Const-fold runs twice: first so canonicalize sees folded constants (e.g.
+// BatchNorm parameters computed from other constants), then to fold what
+// canonicalize exposed (e.g. a Mul of two constants). Multi-node patterns
+// (exported LayerNorm / Gelu) fold after the one-node rules have removed
+// x*1 / x+0; epilogue fusion runs before elementwise fusion so that
+// activations still land in Conv/MatMul first. dce cleans up last.
+const std::vector<Pass>& graphPipeline() {
+  static const std::vector<Pass> kPipeline = {
+      {"verify", verifyGraph},
+      {"const-fold", constFold},
+      {"canonicalize", canonicalize},
+      {"canonicalize-patterns", canonicalizePatterns},
+      {"const-fold", constFold},
+      {"fuse-conv-epilogue", fuseConvEpilogue},
+      {"fuse-elementwise", fuseElementwise},
+      {"dce", deadCodeElim},
+  };
+  return kPipeline;
+}
+
+const Pass* findPass(const std::string& name) {
+  for (const Pass& p : graphPipeline())
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+}  // namespace mgc

@@ -1,0 +1,27 @@
+// The pass pipeline: the ordered list of named stages every compile runs.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace mgc {
+
+struct Pass {
+  const char* name;  // as in --print-ir-after=NAME and the report
+  std::function<void(Graph&)> run;
+};
+
+// The graph-level pipeline in order: verify → const-fold → canonicalize →
+// canonicalize-patterns → const-fold → fuse-conv-epilogue →
+// fuse-elementwise → dce (the list in pipeline.cpp is the truth). Program
+// builders (passes/program/) run before it on new entry points; memory
+// planning and scheduling (passes/plan/) after lowering, from the driver.
+const std::vector<Pass>& graphPipeline();
+
+// A graph pass by name (as in `mgc opt --pass NAME`), or null.
+const Pass* findPass(const std::string& name);
+
+}  // namespace mgc

@@ -1,0 +1,238 @@
+#include "passes/plan/memory_plan.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace mgc {
+
+namespace {
+
+uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// Storage groups: values that share one buffer (aliases and in-place pairs)
+// are unioned; each group is then one interval to place.
+struct UnionFind {
+  std::vector<int> parent;
+  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  int find(int x) {
+    while (parent[size_t(x)] != x) x = parent[size_t(x)] = parent[size_t(parent[size_t(x)])];
+    return x;
+  }
+  void unite(int into, int from) { parent[size_t(find(from))] = find(into); }
+};
+
+struct Interval {
+  int group;
+  int begin, end;  // inclusive steps
+  uint64_t size;
+  uint64_t offset = 0;
+};
+
+// Views (alias-op outputs) of values that live in a state inherit its home.
+void propagateViews(const Graph& g, const MemoryPlanInput& in, std::vector<ValueId>& home) {
+  for (size_t s = 0; s < g.nodes.size(); ++s) {
+    const Node& n = g.nodes[s];
+    if (in.isAlias[s] && !n.inputs.empty() && n.inputs[0] >= 0 && home[size_t(n.inputs[0])] != kNoValue &&
+        home[size_t(n.outputs[0])] == kNoValue)
+      home[size_t(n.outputs[0])] = home[size_t(n.inputs[0])];
+  }
+}
+
+// Which values live in a state's bytes (memory_plan.h gives the rules).
+std::vector<ValueId> planStateHomes(const Graph& g, const MemoryPlanInput& in, int* inPlaceUpdates) {
+  const size_t nv = g.values.size();
+  const int steps = int(g.nodes.size());
+  std::vector<ValueId> home(nv, kNoValue);
+  for (size_t v = 0; v < nv; ++v)
+    if (g.values[v].isState) home[v] = ValueId(v);
+  propagateViews(g, in, home);  // views of the old values
+  // Last step reading each state's old value; `steps` = read at the end.
+  std::vector<int> lastOld(nv, -1);
+  for (int s = 0; s < steps; ++s)
+    for (ValueId v : g.nodes[size_t(s)].inputs)
+      if (v >= 0 && home[size_t(v)] != kNoValue) lastOld[size_t(home[size_t(v)])] = s;
+  std::vector<int> updatesOf(nv, 0);
+  for (const auto& u : g.stateUpdates) ++updatesOf[size_t(u.second)];
+  std::vector<bool> isOutput(nv, false);
+  for (ValueId v : g.outputs) {
+    isOutput[size_t(v)] = true;
+    if (home[size_t(v)] != kNoValue) lastOld[size_t(home[size_t(v)])] = steps;
+  }
+  for (const auto& u : g.stateUpdates)
+    if (home[size_t(u.second)] != kNoValue) lastOld[size_t(home[size_t(u.second)])] = steps;
+
+  for (const auto& [state, next] : g.stateUpdates) {
+    const NodeId p = g.value(next).producer;
+    if (state == next || p < 0) continue;
+    const Node& n = g.nodes[size_t(p)];
+    bool ok = !in.isAlias[size_t(p)] && n.outputs.size() == 1 && !isOutput[size_t(next)] &&
+              updatesOf[size_t(next)] == 1 && home[size_t(next)] == kNoValue;
+    if (ok && lastOld[size_t(state)] == p && n.op != Op::StateWrite) {
+      // P reads the old value: only index i for output i, whole-shaped.
+      ok = size_t(p) < in.elementwise.size() && in.elementwise[size_t(p)];
+      for (ValueId v : n.inputs)
+        if (ok && v >= 0 && home[size_t(v)] == state) ok = g.type(v).shape == g.type(next).shape;
+    } else if (ok && n.op == Op::StateWrite) {
+      // Writes rows at other indices than it reads: value and offset must
+      // not be the old bytes (the state operand itself is not bound).
+      ok = n.inputs[0] == state && lastOld[size_t(state)] <= p && home[size_t(n.inputs[1])] != state &&
+           home[size_t(n.inputs[2])] != state;
+    } else if (ok) {
+      ok = lastOld[size_t(state)] < p;
+    }
+    if (n.op == Op::StateWrite) {
+      if (!ok)
+        throw Error("memory plan: state_write '" + n.name + "' cannot write '" + g.value(state).name +
+                    "' in place (the verifier's rules are broken)");
+    }
+    if (!ok) continue;
+    home[size_t(next)] = state;
+    ++*inPlaceUpdates;
+  }
+  for (const Node& n : g.nodes)
+    if (n.op == Op::StateWrite && home[size_t(n.outputs[0])] == kNoValue)
+      throw Error("memory plan: state_write '" + n.name + "' is not the update of its state");
+  propagateViews(g, in, home);  // views of the new values
+  for (size_t v = 0; v < nv; ++v)
+    if (g.values[v].isState) home[v] = kNoValue;  // states are placed by the driver as themselves
+  return home;
+}
+
+}  // namespace
+
+uint64_t deviceBytes(const TensorType& t) {
+  return std::max<uint64_t>(uint64_t(t.numel()) * deviceElementSize(t.dtype), 4);
+}
+
+MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
+  const size_t nv = g.values.size();
+  const int steps = int(g.nodes.size());
+  MemoryPlan plan;
+  plan.slots.assign(nv, TensorSlot{});
+
+  std::vector<int> uses = g.useCounts();
+  std::vector<int> def(nv, -1), last(nv, -1);
+  std::vector<bool> isOutput(nv, false), isInput(nv, false);
+  plan.stateHome = planStateHomes(g, in, &plan.inPlaceUpdates);
+  auto inState = [&](ValueId v) { return g.value(v).isState || plan.stateHome[size_t(v)] != kNoValue; };
+  for (ValueId v : g.outputs) isOutput[size_t(v)] = true;
+  // New values of the other state updates are copied into the state at the
+  // end of the run: they live to the end like outputs.
+  for (const auto& u : g.stateUpdates) isOutput[size_t(u.second)] = true;
+  for (ValueId v : g.inputs) isInput[size_t(v)] = true;
+  for (int s = 0; s < steps; ++s) {
+    for (ValueId v : g.nodes[size_t(s)].inputs)
+      if (v >= 0) last[size_t(v)] = s;
+    for (ValueId v : g.nodes[size_t(s)].outputs) def[size_t(v)] = s;
+  }
+
+  // Weights: constants in order of first use.
+  uint64_t woff = 0;
+  auto placeConstant = [&](ValueId v) {
+    TensorSlot& slot = plan.slots[size_t(v)];
+    if (slot.arena >= 0 || !g.value(v).isConstant()) return;
+    slot = {0, woff, deviceBytes(g.type(v))};
+    woff = alignUp(woff + slot.size, kArenaAlign);
+  };
+  for (const Node& n : g.nodes)
+    for (ValueId v : n.inputs)
+      if (v >= 0) placeConstant(v);
+  for (ValueId v : g.outputs) placeConstant(v);
+  plan.weightsBytes = woff;
+
+  // Groups: alias outputs join their input; in-place outputs join the dying input.
+  UnionFind uf(nv);
+  for (int s = 0; s < steps; ++s) {
+    const Node& n = g.nodes[size_t(s)];
+    if (n.outputs.size() != 1 || n.inputs.empty()) continue;
+    ValueId out = n.outputs[0];
+    if (inState(out)) continue;  // lives in a state's bytes (a view of one, or written in place)
+    if (in.isAlias[size_t(s)]) {
+      // An alias of a constant shares its (non-activation) slot; the driver
+      // copies that slot over.
+      if (!g.value(n.inputs[0]).isConstant()) uf.unite(n.inputs[0], out);
+      continue;
+    }
+    if (!in.mayRunInPlace[size_t(s)]) continue;
+    for (ValueId v : n.inputs) {
+      if (v < 0) continue;
+      const Value& val = g.value(v);
+      bool dies = last[size_t(v)] == s && std::count(n.inputs.begin(), n.inputs.end(), v) == 1;
+      if (val.isConstant() || inState(v) || isInput[size_t(v)] || isOutput[size_t(v)] || !dies) continue;
+      if (g.type(v).shape != g.type(out).shape) continue;
+      // Only when v's storage group ends here too (an alias of v may live on).
+      bool groupDies = true;
+      for (size_t w = 0; w < nv; ++w)
+        if (uf.find(int(w)) == uf.find(v) && (last[w] > s || isOutput[w])) groupDies = false;
+      if (!groupDies) continue;
+      uf.unite(v, out);
+      ++plan.inPlaceCount;
+      break;
+    }
+  }
+
+  // One interval per group of non-constant values that are used or produced.
+  std::vector<Interval> intervals;
+  std::vector<int> groupIndex(nv, -1);
+  for (size_t v = 0; v < nv; ++v) {
+    const Value& val = g.values[v];
+    if (val.isConstant() || inState(ValueId(v))) continue;  // state: placed by the driver (shared arena)
+    bool live = isInput[v] || isOutput[v] || def[v] >= 0;
+    if (!live) continue;
+    int begin = isInput[v] ? 0 : def[v];
+    int end = isOutput[v] ? steps : std::max(last[v], begin);
+    int root = uf.find(int(v));
+    uint64_t size = deviceBytes(val.type);
+    plan.naiveActivationBytes += alignUp(size, kArenaAlign);
+    int& gi = groupIndex[size_t(root)];
+    if (gi < 0) {
+      gi = int(intervals.size());
+      intervals.push_back({root, begin, end, size});
+    } else {
+      Interval& iv = intervals[size_t(gi)];
+      iv.begin = std::min(iv.begin, begin);
+      iv.end = std::max(iv.end, end);
+      iv.size = std::max(iv.size, size);
+    }
+  }
+  (void)uses;
+
+  // Greedy by size (largest first, ties by begin for determinism): lowest
+  // offset that overlaps no placed interval live at the same time.
+  std::vector<size_t> order(intervals.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (intervals[a].size != intervals[b].size) return intervals[a].size > intervals[b].size;
+    return intervals[a].begin < intervals[b].begin;
+  });
+  std::vector<size_t> placed;
+  uint64_t peak = 0;
+  for (size_t i : order) {
+    Interval& iv = intervals[i];
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
+    for (size_t j : placed) {
+      const Interval& o = intervals[j];
+      if (o.begin <= iv.end && iv.begin <= o.end) busy.push_back({o.offset, o.offset + o.size});
+    }
+    std::sort(busy.begin(), busy.end());
+    uint64_t off = 0;
+    for (auto [b, e] : busy) {
+      if (off + iv.size <= b) break;
+      off = std::max(off, alignUp(e, kArenaAlign));
+    }
+    iv.offset = off;
+    peak = std::max(peak, alignUp(off + iv.size, kArenaAlign));
+    placed.push_back(i);
+  }
+  plan.activationBytes = peak;
+
+  for (size_t v = 0; v < nv; ++v) {
+    if (g.values[v].isConstant() || inState(ValueId(v))) continue;
+    int gi = groupIndex[size_t(uf.find(int(v)))];
+    if (gi < 0) continue;
+    plan.slots[v] = {1, intervals[size_t(gi)].offset, deviceBytes(g.values[v].type)};
+  }
+  return plan;
+}
+
+}  // namespace mgc

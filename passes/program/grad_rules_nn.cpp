@@ -1,0 +1,154 @@
+// Gradient rules of the neural-network ops. MatMul, Softmax and the
+// normalizations are expressed with existing ops (what they cost is a few
+// elementwise passes); Conv and pooling use the dedicated gradient ops
+// (ConvGradInput / ConvGradWeight / MaxPoolGrad / AvgPoolGrad).
+#include <numeric>
+
+#include "passes/program/grad_builder.h"
+
+namespace mgc::grad {
+
+namespace {
+
+// Swaps the last two axes of a rank >= 2 value.
+ValueId swapLast2(Emitter& e, ValueId v) {
+  std::vector<int64_t> perm(e.shape(v).size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  return e.transpose(v, perm);
+}
+
+std::vector<int64_t> range(int64_t from, int64_t to) {
+  std::vector<int64_t> r;
+  for (int64_t k = from; k < to; ++k) r.push_back(k);
+  return r;
+}
+
+// Copies the listed attributes that are present on `from`.
+Attrs pick(const Node& from, std::initializer_list<const char*> names) {
+  Attrs a;
+  for (const char* k : names)
+    if (from.has(k)) a[k] = from.attrs.at(k);
+  return a;
+}
+
+// Fusion (passes/fuse_*) runs in the compile pipeline, after autodiff.
+void refuseFused(const Node& n) {
+  if (n.has("epilogue") || n.inputs.size() > size_t(n.op == Op::Conv ? 3 : 2))
+    noGradient(n, "has a fused epilogue: differentiate before the fusion passes");
+}
+
+}  // namespace
+
+Grads matMulGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
+  refuseFused(n);
+  // Work on the promoted matrices: a [.., M, K], b [.., K, N], dy [batch.., M, N].
+  ValueId a = n.inputs[0], b = n.inputs[1];
+  Shape sa = e.shape(a), sb = e.shape(b);
+  bool va = sa.size() == 1, vb = sb.size() == 1;
+  Shape pa = sa, pb = sb;
+  if (va) pa.insert(pa.begin(), 1);
+  if (vb) pb.push_back(1);
+  Shape batch = broadcastShapes(Shape(pa.begin(), pa.end() - 2), Shape(pb.begin(), pb.end() - 2));
+  Shape dyShape = batch;
+  dyShape.push_back(pa[pa.size() - 2]);
+  dyShape.push_back(pb.back());
+  ValueId g = e.reshape(dy, dyShape);
+  ValueId da = kNoValue, db = kNoValue;
+  if (need[0]) {  // da = dy @ b^T, summed over broadcast batch axes
+    ValueId full = e.op(Op::MatMul, {g, swapLast2(e, e.reshape(b, pb))});
+    da = e.reshape(e.sumToShape(full, pa), sa);
+  }
+  if (need[1]) {  // db = a^T @ dy
+    ValueId full = e.op(Op::MatMul, {swapLast2(e, e.reshape(a, pa)), g});
+    db = e.reshape(e.sumToShape(full, pb), sb);
+  }
+  return {da, db};
+}
+
+Grads convGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
+  refuseFused(n);
+  Attrs geometry = pick(n, {"strides", "pads", "dilations", "group"});
+  Grads out(n.inputs.size(), kNoValue);
+  if (need[0]) {
+    Attrs a = geometry;
+    a["shape"] = e.shape(n.inputs[0]);
+    out[0] = e.op(Op::ConvGradInput, {dy, n.inputs[1]}, a);
+  }
+  if (need[1]) {
+    Attrs a = geometry;
+    a["shape"] = e.shape(n.inputs[1]);
+    out[1] = e.op(Op::ConvGradWeight, {n.inputs[0], dy}, a);
+  }
+  if (n.inputs.size() > 2 && need[2]) out[2] = e.reduceSum(dy, {0, 2, 3}, false);
+  return out;
+}
+
+Grads poolGrad(Emitter& e, const Node& n, ValueId dy) {
+  if (n.op == Op::MaxPool)
+    return {e.op(Op::MaxPoolGrad, {n.inputs[0], dy}, pick(n, {"kernel", "strides", "pads", "dilations", "ceil_mode"}))};
+  Attrs a = pick(n, {"kernel", "strides", "pads", "dilations", "count_include_pad", "ceil_mode"});
+  a["shape"] = e.shape(n.inputs[0]);
+  return {e.op(Op::AvgPoolGrad, {dy}, a)};
+}
+
+Grads softmaxGrad(Emitter& e, const Node& n, ValueId dy) {
+  ValueId y = n.outputs[0];
+  int64_t axis = n.i("axis", -1);
+  if (axis < 0) axis += int64_t(e.shape(y).size());
+  if (n.op == Op::Softmax)  // y (dy - sum(dy y))
+    return {e.mul(y, e.sub(dy, e.reduceSum(e.mul(dy, y), {axis}, true)))};
+  // log-softmax: dy - softmax * sum(dy)
+  return {e.sub(dy, e.mul(e.op(Op::Exp, {y}), e.reduceSum(dy, {axis}, true)))};
+}
+
+Grads layerNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
+  ValueId x = n.inputs[0];
+  const Shape xs = e.shape(x);
+  int64_t rank = int64_t(xs.size()), axis = n.i("axis", -1);
+  if (axis < 0) axis += rank;
+  std::vector<int64_t> normAxes = range(axis, rank), outerAxes = range(0, axis);
+  Shape normShape(xs.begin() + axis, xs.end());
+  // recompute the normalized input: xhat = (x - mean) * rstd
+  ValueId xc = e.sub(x, e.reduceMean(x, normAxes, true));
+  ValueId var = e.reduceMean(e.mul(xc, xc), normAxes, true);
+  ValueId rstd = e.op(Op::Reciprocal, {e.op(Op::Sqrt, {e.addScalar(var, n.f("epsilon", 1e-5))})});
+  ValueId xhat = e.mul(xc, rstd);
+  Grads out(n.inputs.size(), kNoValue);
+  if (need[0]) {  // rstd (g - mean(g) - xhat mean(g xhat)), g = dy * scale
+    ValueId g = e.mul(dy, e.reshape(n.inputs[1], normShape));
+    ValueId centered = e.sub(g, e.reduceMean(g, normAxes, true));
+    out[0] = e.mul(rstd, e.sub(centered, e.mul(xhat, e.reduceMean(e.mul(g, xhat), normAxes, true))));
+  }
+  if (need[1]) out[1] = e.reshape(e.reduceSum(e.mul(dy, xhat), outerAxes, false), e.shape(n.inputs[1]));
+  if (n.inputs.size() > 2 && need[2]) out[2] = e.reshape(e.reduceSum(dy, outerAxes, false), e.shape(n.inputs[2]));
+  return out;
+}
+
+Grads batchNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
+  // Inference form: y = (x - mean) * scale * rstd + bias, rstd = 1/sqrt(var + eps),
+  // parameters [C] on axis 1.
+  ValueId x = n.inputs[0];
+  const Shape xs = e.shape(x);
+  Shape perChannel(xs.size(), 1);
+  perChannel[1] = xs[1];
+  std::vector<int64_t> others = range(0, int64_t(xs.size()));
+  others.erase(others.begin() + 1);
+  auto bc = [&](ValueId p) { return e.reshape(p, perChannel); };
+  auto toParam = [&](ValueId v) { return e.reduceSum(v, others, false); };
+  ValueId scale = n.inputs[1], mean = n.inputs[3], varEps = e.addScalar(n.inputs[4], n.f("epsilon", 1e-5));
+  ValueId rstd = e.op(Op::Reciprocal, {e.op(Op::Sqrt, {varEps})});
+  ValueId k = e.mul(scale, rstd);  // dy/dx per channel
+  Grads out(5, kNoValue);
+  if (need[0]) out[0] = e.mul(dy, bc(k));
+  ValueId sumDy = (need[2] || need[3]) ? toParam(dy) : kNoValue;
+  ValueId sumDyXc = (need[1] || need[4]) ? toParam(e.mul(dy, e.sub(x, bc(mean)))) : kNoValue;
+  if (need[1]) out[1] = e.mul(sumDyXc, rstd);
+  if (need[2]) out[2] = sumDy;
+  if (need[3]) out[3] = e.neg(e.mul(sumDy, k));
+  if (need[4])  // d/dvar of (x - mean) scale (var + eps)^-1/2 = -1/2 (x - mean) scale / (var + eps)^3/2
+    out[4] = e.mul(e.mulScalar(e.mul(sumDyXc, k), -0.5), e.op(Op::Reciprocal, {varEps}));
+  return out;
+}
+
+}  // namespace mgc::grad
