@@ -48,9 +48,6 @@ void storeInt64s(HostTensor& t, const std::vector<int64_t>& v);
 // zero (saturating), bool is v != 0.
 void storeF(HostTensor& t, int64_t i, double v);
 
-// double -> int64 the ONNX way (toward zero), saturating, NaN -> 0, so
-// out-of-range values never hit undefined behaviour.
-int64_t truncToInt64(double v);
 
 // Wrapping int64 arithmetic (two's complement), never undefined behaviour.
 inline int64_t wrapAdd(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }

@@ -76,13 +76,6 @@ void storeInt64s(HostTensor& t, const std::vector<int64_t>& v) {
   for (size_t i = 0; i < v.size(); ++i) t.setI(int64_t(i), v[i]);
 }
 
-int64_t truncToInt64(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 9223372036854775808.0) return std::numeric_limits<int64_t>::max();
-  if (v <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
-  return int64_t(v);
-}
-
 int64_t intPow(int64_t base, int64_t exp) {
   if (exp < 0) {
     // 1 / base^|exp| truncated toward zero: only +-1 survive.

@@ -1,5 +1,8 @@
 #include "ir/types.h"
 
+#include <cmath>
+#include <cstdio>
+#include <limits>
 
 namespace mgc {
 
@@ -35,6 +38,24 @@ double HostTensor::getF(int64_t i) const {
   return 0;
 }
 
+int64_t checkedFloatToInt64(double v) {
+  // 2^63 is exact in a double; every double in (-2^63 - 1, 2^63) converts.
+  if (v > -9223372036854775808.0 - 1.0 && v < 9223372036854775808.0) return int64_t(v);
+  if (std::isnan(v)) throw Error("a float used as an integer (index, size or axis) is NaN");
+  if (std::isinf(v)) throw Error("a float used as an integer (index, size or axis) is infinite");
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  throw Error(std::string("a float used as an integer (index, size or axis) is ") + buf +
+              ", outside the int64 range");
+}
+
+int64_t truncToInt64(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9223372036854775808.0) return std::numeric_limits<int64_t>::max();
+  if (v <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return int64_t(v);
+}
+
 int64_t HostTensor::getI(int64_t i) const {
   switch (type.dtype) {
     case DType::I64: return as<int64_t>()[i];
@@ -42,7 +63,7 @@ int64_t HostTensor::getI(int64_t i) const {
     case DType::I8: return as<int8_t>()[i];
     case DType::U8: return as<uint8_t>()[i];
     case DType::Bool: return as<uint8_t>()[i] ? 1 : 0;
-    default: return int64_t(getF(i));
+    default: return checkedFloatToInt64(getF(i));
   }
 }
 
@@ -53,7 +74,7 @@ void HostTensor::setF(int64_t i, double v) {
     case DType::BF16: as<uint16_t>()[i] = floatToBf16(float(v)); break;
     case DType::F64: as<double>()[i] = v; break;
     case DType::Bool: as<uint8_t>()[i] = v != 0; break;
-    default: setI(i, int64_t(v)); break;
+    default: setI(i, truncToInt64(v)); break;
   }
 }
 

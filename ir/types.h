@@ -48,6 +48,16 @@ struct TensorType {
   bool operator!=(const TensorType& o) const { return !(*this == o); }
 };
 
+// The two float → integer conversions; no other may be written (a plain
+// int64_t(double) is undefined behaviour for NaN, ±inf and |v| >= 2^63).
+// A float used as an integer (an index, size or axis): NaN, ±inf and values
+// outside int64 are an mgc::Error (callers add the node's name); fractions
+// truncate toward zero.
+int64_t checkedFloatToInt64(double v);
+// A value cast (ONNX Cast, integer Pow): toward zero, saturating at the
+// int64 range, NaN → 0.
+int64_t truncToInt64(double v);
+
 // A dense, row-major tensor in host memory: constants, reference-evaluator
 // values, test data.
 struct HostTensor {
@@ -61,6 +71,8 @@ struct HostTensor {
   template <class T> const T* as() const { return reinterpret_cast<const T*>(data.data()); }
   // Element i converted to double / int64, whatever the dtype (f16, bf16 decoded).
   double getF(int64_t i) const;
+  // Integer tensors: the value. Float tensors read as integers (indices,
+  // sizes, axes): checkedFloatToInt64.
   int64_t getI(int64_t i) const;
   // Store v, converted to this tensor's dtype.
   void setF(int64_t i, double v);

@@ -261,3 +261,31 @@ TEST_CASE("initializer data of the wrong size is named in the error", "[onnx]") 
   s = m.SerializeAsString();
   REQUIRE_THROWS_WITH(importOnnxBytes(s.data(), s.size(), "m.onnx"), Catch::Contains("initializer 'w1'") && Catch::Contains("too large"));
 }
+
+TEST_CASE("a float NaN used as an index is a clear error naming the node, not undefined behaviour", "[onnx]") {
+  // The fuzz finding of issue 13: Gather with constant float indices holding
+  // NaN was cast to int64 (UB; INT64_MIN in release builds).
+  const std::string path = "tests/fuzz/regressions/onnx/gather_nan_float_indices.onnx";
+  REQUIRE_THROWS_WITH(importOnnx(path), Catch::Contains("gather_nan") && Catch::Contains("is NaN"));
+}
+
+TEST_CASE("float to integer conversions: checked for indices, saturating for value casts", "[onnx]") {
+  CHECK(checkedFloatToInt64(-2.9) == -2);
+  CHECK(checkedFloatToInt64(9.2e18) == int64_t(9.2e18));
+  CHECK_THROWS_WITH(checkedFloatToInt64(std::nan("")), Catch::Contains("is NaN"));
+  CHECK_THROWS_WITH(checkedFloatToInt64(-INFINITY), Catch::Contains("infinite"));
+  CHECK_THROWS_WITH(checkedFloatToInt64(9.3e18), Catch::Contains("outside the int64 range"));
+  CHECK_THROWS_WITH(checkedFloatToInt64(-9.3e18), Catch::Contains("outside the int64 range"));
+  CHECK(truncToInt64(std::nan("")) == 0);
+  CHECK(truncToInt64(1e300) == INT64_MAX);
+  CHECK(truncToInt64(-1e300) == INT64_MIN);
+  CHECK(truncToInt64(-2.9) == -2);
+  HostTensor f(TensorType{DType::F32, {2}});
+  f.setF(0, 3.75);
+  f.setF(1, std::nan(""));
+  CHECK(f.getI(0) == 3);
+  CHECK_THROWS_AS(f.getI(1), Error);
+  HostTensor i(TensorType{DType::I32, {1}});
+  i.setF(0, std::nan(""));  // a value cast: NaN → 0, never UB
+  CHECK(i.getI(0) == 0);
+}
