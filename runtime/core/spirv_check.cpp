@@ -82,6 +82,8 @@ bool literalEquals(const uint32_t* words, size_t count, const char* s) {
   return std::memcmp(text, s, len) == 0 && text[len] == '\0';
 }
 
+}  // namespace
+
 // Bytes of Workgroup-storage variables (shared memory), summing scalar
 // sizes: a lower bound of what the driver allocates, enough to refuse a
 // variant that cannot fit the device. Runs over a structurally sound module.
@@ -110,10 +112,8 @@ uint64_t workgroupBytes(const uint32_t* words, size_t count) {
   return total;
 }
 
-}  // namespace
-
 mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t localSize[3], uint32_t features,
-                       const std::string& what, uint64_t* sharedBytes) {
+                       const std::string& what) {
   if (count < 5) return bad(what, "module is shorter than its header");
   if (words[0] != kSpirvMagic) return bad(what, format("magic is 0x%08x, expected 0x%08x", words[0], kSpirvMagic));
   const uint32_t version = words[1];
@@ -160,7 +160,6 @@ mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t local
     i += wordCount;
   }
   if (!haveMain) return bad(what, "has no GLCompute entry point named \"main\"");
-  if (sharedBytes) *sharedBytes = workgroupBytes(words, count);
   return MGRT_OK;
 }
 

@@ -39,9 +39,12 @@ mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const Dev
 // instruction's length, a GLCompute entry point "main", a LocalSize
 // execution mode (if present) equal to the manifest's local_size, and only
 // the capabilities and extensions that `features` (mgb::Feature bits the
-// variant declares) allow. *sharedBytes (if given): its workgroup memory.
+// variant declares) allow.
 mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t localSize[3], uint32_t features,
-                       const std::string& what, uint64_t* sharedBytes = nullptr);
+                       const std::string& what);
+// Workgroup (shared) memory a module declares, summed from its Workgroup
+// variables (spirv_check.cpp). Only for a module checkSpirv accepted.
+uint64_t workgroupBytes(const uint32_t* words, size_t count);
 
 // The module's resources against the runtime's pipeline layout
 // (spirv_interface.cpp): descriptor set 0 only, bindings 0..numBindings,
