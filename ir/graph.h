@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -84,6 +85,11 @@ class Graph {
   // (state value, its new value at the end of the run). The new values count
   // as uses (useCounts) and live to the end of the run (memory planning).
   std::vector<std::pair<ValueId, ValueId>> stateUpdates;
+  // Training imports: the names of the constants that are the model's
+  // parameters (ONNX initializers), as opposed to constants the model
+  // computes with (Constant nodes, folded tables such as RoPE or positional
+  // encodings). Empty: every float constant of rank >= 1 may be one (text IR).
+  std::set<std::string> parameterCandidates;
 
   ValueId addInput(const std::string& name, TensorType t);
   ValueId addConstant(const std::string& name, HostTensor t);

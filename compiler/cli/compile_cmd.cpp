@@ -56,6 +56,9 @@ int compileMain(int argc, char** argv) {
   needsTrain(app.add_option("--loss", loss, "cross_entropy (default), mse, l1, bce_with_logits; put on the first output"));
   needsTrain(app.add_option("--labels", to.labels, "name of the target input of train_step (default: labels)"));
   needsTrain(app.add_option("--prediction", to.prediction, "model output the loss is put on (default: the first)"));
+  needsTrain(app.add_option("--class-axis", to.loss.classAxis,
+                            "cross_entropy: class axis of the logits, 1 (default, [N, C, ...]) or -1 ([N, ..., C], "
+                            "e.g. [N, T, vocab] with [N, T] token targets)"));
   needsTrain(app.add_option("--label-smoothing", to.loss.labelSmoothing, "cross_entropy label smoothing in [0, 1]"));
   needsTrain(app.add_option("--optimizer", optimizer, "sgd (default), adam, adamw"));
   needsTrain(app.add_option("--lr", oo.lr, "learning rate (default 0.01)"));
@@ -96,7 +99,9 @@ int compileMain(int argc, char** argv) {
       oo.kind = parseOptimizerKind(optimizer);
       oo.schedule = parseLrSchedule(schedule);
       oo.nesterov = nesterov;
-      r = compileTrainingFile(input, to, opts).compile;
+      TrainCompileResult tr = compileTrainingFile(input, to, opts);
+      for (const std::string& w : tr.program.warnings) std::fprintf(stderr, "mgc compile: warning: %s\n", w.c_str());
+      r = std::move(tr.compile);
     } else {
       r = compileFile(input, opts);
     }

@@ -54,8 +54,15 @@ std::string npyColumns(const std::vector<std::string>& specs, const std::vector<
     c.dtype = in->dtype;
     c.rowBytes = in->bytes / size_t(in->rank ? in->shape[0] : 1);
     if (a.data.size() != size_t(a.shape[0]) * c.rowBytes) {
+      // Samples along the first axis, each shaped like one batch row of the
+      // input: targets of any rank ([S], [S, T], [S, H, W]) work this way.
+      std::string want = "[S";
+      for (int d = 1; d < in->rank; ++d) want += ", " + std::to_string(in->shape[d]);
+      std::string got = "[";
+      for (size_t d = 0; d < a.shape.size(); ++d) got += (d ? ", " : "") + std::to_string(a.shape[d]);
       *code = kExitBadInput;
-      return file + ": each sample must have " + std::to_string(c.rowBytes) + " bytes for input '" + name + "'";
+      return file + ": input '" + name + "' takes samples shaped " + want + "] (S samples, " +
+             std::to_string(c.rowBytes) + " bytes each), got " + got + "]";
     }
     if (out->rows >= 0 && out->rows != a.shape[0]) {
       *code = kExitBadInput;

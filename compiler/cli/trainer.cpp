@@ -41,6 +41,40 @@ int64_t argmaxRow(const float* row, int64_t n) {
   return best;
 }
 
+// Where the classes of a prediction sit relative to integer targets: the
+// prediction is [outer, classes, inner] with targets [outer, inner]. The
+// class axis is 1 ([N, C, d...] against [N, d...]) or the last ([N, T, V]
+// against [N, T]), as the cross-entropy loss reads them; classes == 0 when
+// the prediction is not class scores for these targets.
+struct ClassLayout {
+  int64_t outer = 0, classes = 0, inner = 0;
+  int64_t targets() const { return outer * inner; }
+  int64_t argmax(const float* p, int64_t t) const {  // the predicted class of target element t
+    int64_t o = t / inner, i = t % inner, best = 0;
+    const float* base = p + o * classes * inner + i;
+    for (int64_t k = 1; k < classes; ++k)
+      if (base[k * inner] > base[best * inner]) best = k;
+    return best;
+  }
+};
+
+ClassLayout classLayout(const mgrt_tensor_info& pred, const mgrt_tensor_info& target) {
+  ClassLayout l;
+  if (pred.dtype != MGRT_F32 || pred.rank != target.rank + 1 || pred.rank < 2) return l;
+  if (target.dtype != MGRT_I64 && target.dtype != MGRT_I32) return l;
+  for (int axis : {1, pred.rank - 1}) {
+    bool match = true;
+    for (int d = 0, t = 0; d < pred.rank && match; ++d)
+      if (d != axis) match = pred.shape[d] == target.shape[t++];
+    if (!match) continue;
+    l.outer = 1, l.inner = 1, l.classes = pred.shape[axis];
+    for (int d = 0; d < axis; ++d) l.outer *= pred.shape[d];
+    for (int d = axis + 1; d < pred.rank; ++d) l.inner *= pred.shape[d];
+    return l;
+  }
+  return l;
+}
+
 }  // namespace
 
 std::string datasetDir(const std::string& name) {
@@ -167,13 +201,16 @@ std::string Trainer::train(const Samples& data, const TrainLoopOptions& o, Train
   int outCount = mgrt_session_output_count(trainSession_);
   mgrt_tensor_info lossInfo, predInfo{};
   mgrt_session_output_info(trainSession_, 0, &lossInfo);
-  bool haveAcc = false;
+  // Accuracy (per target element: a token, a pixel) when the prediction
+  // holds class scores for the target input.
   const mgrt_tensor_info& target = trainInputs_[targetIndex];
+  ClassLayout layout;
   if (outCount > 1) {
     mgrt_session_output_info(trainSession_, 1, &predInfo);
-    haveAcc = predInfo.rank == 2 && predInfo.dtype == MGRT_F32 && target.rank == 1 &&
-              (target.dtype == MGRT_I64 || target.dtype == MGRT_I32);
+    layout = classLayout(predInfo, target);
   }
+  const bool haveAcc = layout.classes > 0;
+  const size_t targetBytes = dtypeBytes(target.dtype);
   std::vector<float> pred(haveAcc ? predInfo.bytes / 4 : 0);
   std::FILE* log = nullptr;
   if (!o.logCsv.empty()) {
@@ -210,11 +247,10 @@ std::string Trainer::train(const Samples& data, const TrainLoopOptions& o, Train
         return fail(st, "reading the loss", exitCode);
       if (haveAcc) {
         mgrt_session_get_output(trainSession_, predInfo.name, pred.data(), pred.size() * 4);
-        const int64_t classes = predInfo.shape[1];
-        for (int64_t k = 0; k < B; ++k)
-          correct += argmaxRow(pred.data() + k * classes, classes) ==
-                     readIndex(target.dtype, bufs[targetIndex].data() + size_t(k) * cols[targetIndex]->rowBytes);
-        seen += B;
+        for (int64_t t = 0; t < layout.targets(); ++t)
+          correct += layout.argmax(pred.data(), t) ==
+                     readIndex(target.dtype, bufs[targetIndex].data() + size_t(t) * targetBytes);
+        seen += layout.targets();
       }
       ++global;
       ++r->steps;

@@ -122,7 +122,10 @@ class GraphImport {
       ValueId v = im_.addConstant(t.name(), tensorFromProto(t, what));
       im_.values[t.name()] = v;
       // Parameters (float, rank >= 1) stay unfolded in training imports.
-      if (im_.keepParameters && isFloat(im_.g.type(v).dtype) && im_.g.type(v).rank() >= 1) im_.keepUnfolded.insert(v);
+      if (im_.keepParameters && isFloat(im_.g.type(v).dtype) && im_.g.type(v).rank() >= 1) {
+        im_.keepUnfolded.insert(v);
+        im_.g.parameterCandidates.insert(t.name());
+      }
     }
   }
 

@@ -183,37 +183,41 @@ void identity(NodeContext& c) {
   c.setOutput(0, c.input(0));
 }
 
-// Inference: Dropout is the identity; the mask output has no meaning here.
-// Training imports (ImportOptions::keepParameters) keep a Dropout whose ratio
-// is > 0 as a marker, Identity{dropout_ratio}, whatever its training_mode:
-// passes/program/training.cpp makes it x * dropout_mask in train_step and a plain
-// identity in infer.
+// Dropout with ratio 0, or outside training mode, is the identity (its
+// mask all true). Training imports (ImportOptions::keepParameters) keep a
+// Dropout whose ratio is > 0 as a marker, Identity{dropout_ratio}, whatever
+// its training_mode (a TRAINING-mode export sets it; an EVAL one does not):
+// passes/program/training.cpp makes it x * dropout_mask in train_step and a
+// plain identity in infer. An inference import of a Dropout that is random
+// (training_mode true, ratio > 0) is refused: its output is random.
 void dropout(NodeContext& c) {
   c.onlyAttrs({"ratio", "seed", "is_test"});
-  double ratio = 0;
-  if (c.im.keepParameters) {
-    if (c.opset < 12) {
-      ratio = c.attrFloat("ratio", 0.5);
-    } else if (c.hasInput(1)) {
-      const HostTensor* r = c.constInput(1, "ratio");
-      if (r->numel() != 1) c.fail("ratio must be a scalar");
-      ratio = r->getF(0);
-    } else {
-      ratio = 0.5;
-    }
+  double ratio = 0.5;
+  if (c.opset < 12) {
+    ratio = c.attrFloat("ratio", 0.5);
+  } else if (c.hasInput(1) && (c.im.keepParameters || c.im.g.value(c.input(1)).isConstant())) {
+    // (a run-time ratio keeps the default 0.5: it matters only in training mode, refused below)
+    const HostTensor* r = c.constInput(1, "ratio");
+    if (r->numel() != 1) c.fail("ratio must be a scalar");
+    ratio = r->getF(0);
   }
-  if (ratio > 0) {
+  bool trainingMode = false;
+  if (c.opset >= 12 && c.hasInput(2)) {
+    const HostTensor* training = c.constInput(2, "training_mode");
+    if (training->numel() != 1) c.fail("training_mode must be a scalar");
+    trainingMode = training->getI(0) != 0;
+  }
+  if (ratio > 0 && c.im.keepParameters) {
     if (!(ratio < 1)) c.unsupported("training dropout needs a ratio in [0, 1)");
     c.requireUnused(1, "the mask of a training-mode Dropout is random and not exposed");
     c.emitOutput(0, Op::Identity, {c.input(0)}, {{"dropout_ratio", ratio}});
     return;
   }
-  if (c.opset >= 12 && c.hasInput(2)) {
-    const HostTensor* training = c.constInput(2, "training_mode");
-    if (training->numel() != 1 || training->getI(0) != 0) c.unsupported("training_mode is not supported");
-  }
+  if (trainingMode && ratio > 0)
+    c.unsupported("a Dropout in training mode (ratio " + std::to_string(ratio) +
+                  ") is random: compile with --train, or export the model in eval mode for inference");
   c.setOutput(0, c.input(0));
-  if (c.outputUsed(1)) {  // inference keeps every element: an all-true mask (of x's type before opset 10)
+  if (c.outputUsed(1)) {  // the identity keeps every element: an all-true mask (of x's type before opset 10)
     HostTensor mask(TensorType{c.opset >= 10 ? DType::Bool : c.type(c.input(0)).dtype, c.type(c.input(0)).shape});
     for (int64_t i = 0; i < mask.numel(); ++i) mask.setF(i, 1.0);
     c.setOutputConstant(1, std::move(mask));

@@ -75,6 +75,9 @@ Grads shapeGrad(Emitter& e, const Node& n, ValueId dy);  // Reshape, Transpose, 
 Grads concatGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need);
 Grads sliceGrad(Emitter& e, const Node& n, ValueId dy);
 Grads gatherGrad(Emitter& e, const Node& n, ValueId dy);
+Grads convGradInputGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need);
+Grads gatherElementsGrad(Emitter& e, const Node& n, ValueId dy);
+Grads scatterElementsGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need);
 
 [[noreturn]] void noGradient(const Node& n, const std::string& why);
 

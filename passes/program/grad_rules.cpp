@@ -67,11 +67,12 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     case Op::Concat: return concatGrad(e, n, dy, need);
     case Op::Slice: return sliceGrad(e, n, dy);
     case Op::Gather: return gatherGrad(e, n, dy);
-    case Op::ConvGradInput: case Op::ConvGradWeight: case Op::MaxPoolGrad: case Op::AvgPoolGrad:
-    case Op::GatherGrad:
+    // A transposed convolution (ConvTranspose imports as conv_grad_input).
+    case Op::ConvGradInput: return convGradInputGrad(e, n, dy, need);
+    case Op::ConvGradWeight: case Op::MaxPoolGrad: case Op::AvgPoolGrad: case Op::GatherGrad:
       noGradient(n, "gradient ops have no gradient (no second-order differentiation)");
-    case Op::GatherElements: noGradient(n, "GatherElements has no gradient rule");
-    case Op::ScatterElements: noGradient(n, "ScatterElements has no gradient rule");
+    case Op::GatherElements: return gatherElementsGrad(e, n, dy);
+    case Op::ScatterElements: return scatterElementsGrad(e, n, dy, need);
     // The input is a step counter, never a function of the parameters: no
     // gradient flows through the mask (x * mask differentiates via Mul).
     case Op::DropoutMask: return {kNoValue};

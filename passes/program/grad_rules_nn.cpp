@@ -151,4 +151,29 @@ Grads batchNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<boo
   return out;
 }
 
+// ConvGradInput(dy, w) (a transposed convolution, how ConvTranspose is
+// imported) is linear in each input and the adjoint of Conv in its first:
+// for an upstream gradient g shaped like its output,
+//   d dy = Conv(g, w)              (same geometry: the forward convolution)
+//   d w  = ConvGradWeight(g, dy)   (<g, CGI(dy, w)> = <Conv(g, w), dy>).
+// Conv(g, w) has exactly dy's spatial size: ConvGradInput's output size is
+// the forward input size that produced it.
+Grads convGradInputGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
+  Attrs geometry = pick(n, {"strides", "pads", "dilations", "group"});
+  ValueId x = n.inputs[0], w = n.inputs[1];
+  Grads out(2, kNoValue);
+  if (need[0]) {
+    out[0] = e.op(Op::Conv, {dy, w}, geometry);
+    if (e.shape(out[0]) != e.shape(x))
+      noGradient(n, "the forward convolution of its gradient has shape " + shapeStr(e.shape(out[0])) + ", not " +
+                        shapeStr(e.shape(x)));
+  }
+  if (need[1]) {
+    Attrs a = geometry;
+    a["shape"] = e.shape(w);
+    out[1] = e.op(Op::ConvGradWeight, {dy, x}, a);
+  }
+  return out;
+}
+
 }  // namespace mgc::grad

@@ -139,4 +139,33 @@ Grads gatherGrad(Emitter& e, const Node& n, ValueId dy) {
   return {e.op(Op::GatherGrad, {dy, n.inputs[1]}, a), kNoValue};
 }
 
+// GatherElements picks data[.., idx, ..]: its adjoint adds dy back at the
+// picked places, duplicates summing (ScatterElements with reduction add into
+// zeros). The zeros are an Expand of a scalar, not a data-sized constant.
+Grads gatherElementsGrad(Emitter& e, const Node& n, ValueId dy) {
+  const TensorType data = e.type(n.inputs[0]);
+  ValueId zeros = e.expand(e.scalar(0, data.dtype), data.shape);
+  return {e.op(Op::ScatterElements, {zeros, n.inputs[1], dy}, {{"axis", n.i("axis", 0)}, {"reduction", int64_t(1)}}),
+          kNoValue};
+}
+
+// ScatterElements: the updates' gradient is dy read back at the indices
+// (PyTorch's scatter backward; with duplicate indices under reduction none
+// every duplicate gets it, as in PyTorch). data's gradient is dy where no
+// update overwrote it (reduction none: the written places are zeroed by
+// scattering zeros) or dy everywhere (add). Multiply has no rule.
+Grads scatterElementsGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
+  int64_t reduction = n.i("reduction", 0), axis = n.i("axis", 0);
+  if (reduction == 2) noGradient(n, "ScatterElements with reduction 'mul' has no gradient rule");
+  ValueId idx = n.inputs[1], upd = n.inputs[2];
+  Grads out(3, kNoValue);
+  if (need[0]) {
+    out[0] = reduction == 1 ? dy
+                            : e.op(Op::ScatterElements, {dy, idx, e.expand(e.scalar(0, e.type(upd).dtype), e.shape(upd))},
+                                   {{"axis", axis}, {"reduction", int64_t(0)}});
+  }
+  if (need[2]) out[2] = e.op(Op::GatherElements, {dy, idx}, {{"axis", axis}});
+  return out;
+}
+
 }  // namespace mgc::grad

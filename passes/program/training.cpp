@@ -3,6 +3,8 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
 #include <set>
 
 #include "passes/program/autodiff.h"
@@ -24,10 +26,13 @@ ValueId scalar(Graph& g, double v, DType t, const std::string& name) {
 }
 
 // Constants the importer invented (Gemm's alpha, folded shapes) are named
-// "<node>/const..." and are not parameters; neither are scalars.
-bool looksLikeParameter(const Value& v) {
+// "<node>/const..." and are not parameters; neither are scalars, nor, when
+// the frontend says which constants are the model's parameters (ONNX
+// initializers), any other constant (a Constant node's table of RoPE angles).
+bool looksLikeParameter(const Graph& g, const Value& v) {
   return v.isConstant() && v.type.dtype == DType::F32 && v.type.rank() >= 1 && v.type.numel() > 0 &&
-         v.name.find("/const") == std::string::npos;
+         v.name.find("/const") == std::string::npos &&
+         (g.parameterCandidates.empty() || g.parameterCandidates.count(v.name) != 0);
 }
 
 void makeState(Graph& g, const std::set<std::string>& names) {
@@ -134,12 +139,39 @@ void rewriteDropoutForTraining(Graph& g, uint64_t seedFlag) {
   g.rebuildProducers();
 }
 
-TensorType labelType(const TensorType& pred, LossKind kind) {
-  if (kind != LossKind::CrossEntropy) return pred;
-  Shape s;
-  for (int d = 0; d < pred.rank(); ++d)
-    if (d != 1) s.push_back(pred.shape[size_t(d)]);
-  return TensorType{DType::I64, s};
+bool allElementsEqual(const HostTensor& t) {
+  for (int64_t i = 1; i < t.numel(); ++i)
+    if (t.getF(i) != t.getF(0)) return false;
+  return true;
+}
+
+// Parameters that look merged by the exporter: several consumer nodes and
+// every element equal (see training.h). A real tie (tied embeddings) has
+// random values and is not reported.
+std::vector<std::string> tiedParameterWarnings(const Graph& g, const std::set<std::string>& params) {
+  std::map<ValueId, std::vector<std::string>> consumers;
+  for (const Node& n : g.nodes)
+    for (ValueId in : n.inputs)
+      if (in != kNoValue && params.count(g.value(in).name)) {
+        std::vector<std::string>& c = consumers[in];
+        if (std::find(c.begin(), c.end(), n.name) == c.end()) c.push_back(n.name);
+      }
+  std::vector<std::string> out;
+  for (const auto& [v, nodes] : consumers) {
+    const Value& val = g.value(v);
+    if (nodes.size() < 2 || !val.constant || !allElementsEqual(*val.constant)) continue;
+    std::string list;
+    for (size_t k = 0; k < nodes.size() && k < 4; ++k) list += (k ? ", '" : "'") + nodes[k] + "'";
+    if (nodes.size() > 4) list += ", ...";
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", val.constant->getF(0));
+    out.push_back("parameter '" + val.name + "' (" + val.type.str() + ", every element " + value + ") feeds " +
+                  std::to_string(nodes.size()) + " nodes (" + list +
+                  ") and is trained as ONE tensor; an EVAL-mode torch.onnx.export merges equal-valued "
+                  "initializers, so these may be separate parameters in PyTorch: export with "
+                  "training=torch.onnx.TrainingMode.TRAINING (docs/training.md)");
+  }
+  return out;
 }
 
 }  // namespace
@@ -186,7 +218,7 @@ TrainingProgram buildTrainingProgram(const Graph& forward, const TrainOptions& o
   std::set<std::string> matchedPattern;
   for (size_t v = 0; v < fwd.values.size(); ++v) {
     const Value& val = fwd.values[v];
-    if (!looksLikeParameter(val) || uses[v] == 0 || buffers.count(val.name)) continue;
+    if (!looksLikeParameter(fwd, val) || uses[v] == 0 || buffers.count(val.name)) continue;
     bool frozen = false;
     for (const std::string& pat : o.freeze)
       if (fnmatch(pat.c_str(), val.name.c_str(), 0) == 0) frozen = true, matchedPattern.insert(pat);
@@ -197,6 +229,7 @@ TrainingProgram buildTrainingProgram(const Graph& forward, const TrainOptions& o
     if (!matchedPattern.count(pat)) throw Error("training: --freeze pattern '" + pat + "' matches no parameter");
   if (params.empty()) throw Error("training: the model has no trainable parameters (float initializers)");
   prog.buffers.assign(buffers.begin(), buffers.end());
+  prog.warnings = tiedParameterWarnings(fwd, params);
   stateNames = params;
   stateNames.insert(buffers.begin(), buffers.end());
 
@@ -229,7 +262,7 @@ TrainingProgram buildTrainingProgram(const Graph& forward, const TrainOptions& o
   } else {
     if (g.find(o.labels) != kNoValue)
       throw Error("training: the label input name '" + o.labels + "' is already used by the model");
-    ValueId labels = g.addInput(o.labels, labelType(pt, o.loss.kind));
+    ValueId labels = g.addInput(o.labels, lossTargetType(pt, o.loss));
     loss = addLoss(g, pred, labels, o.loss);
     // A stable output name for apps: "loss" (unless the model took it).
     loss = g.nodes[size_t(g.addNode(Op::Identity, "loss", {loss}))].outputs[0];

@@ -17,6 +17,10 @@
 //      Dropout (the importer's Identity{dropout_ratio} markers) becomes
 //      x * dropout_mask{ratio, seed}(opt.step): a counter-based mask, one
 //      seed per node (hash of its name, moved by TrainOptions::seed).
+//      A parameter with every element equal (a fresh zero bias, a unit
+//      LayerNorm scale) that feeds several nodes gets a warning: an
+//      EVAL-mode torch.onnx.export merges equal-valued initializers, which
+//      ties parameters PyTorch trains separately (docs/training.md).
 //   3. infer: the forward graph with the same state (BatchNorm in inference
 //      form, reading the running statistics; Dropout is the identity).
 #pragma once
@@ -50,6 +54,9 @@ struct TrainingProgram {
   std::string prediction;
   bool addedLoss = false;               // false: the model's own scalar output
   int dropouts = 0;                     // Dropout nodes trained with a random mask
+  // Things the user should know (e.g. parameters that look tied by an
+  // EVAL-mode export); the CLI prints them, the build goes on.
+  std::vector<std::string> warnings;
 };
 
 // Throws mgc::Error naming the problem (no parameters, unknown prediction,
