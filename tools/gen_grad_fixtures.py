@@ -289,6 +289,28 @@ def cases(rng):
         hh = h * h
         return {"m": m, "a": a, "h": h, "hh": hh, "y": hh + h}
     out[-1].fn = fanout
+
+    # Cases added later draw from their own generator, so that the cases
+    # above (and their R tensors) keep their bytes.
+    rng2 = np.random.default_rng(SEED + 1)
+
+    def n2(*shape):
+        return rng2.standard_normal(shape).astype(np.float32)
+
+    # conv_grad_input (how ConvTranspose imports): the transposed convolution
+    # of dy by w, differentiated in both.
+    out.append(single("conv_grad_input_groups_stride2", "conv_grad_input", [n2(2, 4, 4, 5), n2(4, 3, 3, 3)],
+                      {"strides": [2, 2], "pads": [1, 1, 1, 1], "dilations": [1, 1], "group": 2, "shape": [2, 6, 7, 9]},
+                      lambda dy, w: r(F.conv_transpose2d(dy, w, stride=2, padding=1, groups=2))))
+    idx = rng2.integers(-4, 4, size=(3, 5)).astype(np.int64)  # duplicates and negatives on axis 1 (size 4)
+    out.append(single("gather_elements_axis1_dupes", "gather_elements", [n2(3, 4), idx], {"axis": 1},
+                      lambda x, i: r(torch.gather(x, 1, torch.where(i < 0, i + 4, i)))))
+    sidx = np.array([[1, 0, 3], [2, 2, 0]], dtype=np.int64)  # a duplicate in row 1
+    for name, code, reduce in [("scatter_elements_add", 1, "add"), ("scatter_elements_none", 0, None)]:
+        def scattered(d, i, u, reduce=reduce):
+            return r(d.scatter_add(1, i, u) if reduce else d.scatter(1, i, u))
+        out.append(Case(name, [n2(2, 4), sidx, n2(2, 3)],
+                        [node("scatter_elements", ["in0", "in1", "in2"], {"axis": 1, "reduction": code})], scattered))
     return out
 
 

@@ -406,6 +406,34 @@ def run(case, out_dir):
     return entry
 
 
+class TiedByEval(nn.Module):
+    """A LayerNorm and a Linear whose fresh biases are both zero: an EVAL
+    export merges them into one initializer (mgc warns at --train)."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(8)
+        self.fc = nn.Linear(8, 8)
+        nn.init.zeros_(self.fc.bias)
+
+    def forward(self, x):
+        return self.fc(self.norm(x))
+
+
+def extras(out_dir):
+    """Models for the import checks (no step parity): an EVAL export that ties
+    two parameters, and a TRAINING export with random dropout (p = 0.1)."""
+    torch.manual_seed(7)
+    m = TiedByEval().eval()
+    torch.onnx.export(m, torch.randn(2, 8), os.path.join(out_dir, "tied_eval_export.onnx"), input_names=["x"],
+                      output_names=["y"], opset_version=17)
+    m = EncoderLayer(0.1).train()
+    torch.onnx.export(m, torch.randn(4, 6, 32), os.path.join(out_dir, "encoder_layer_dropout.onnx"), input_names=["x"],
+                      output_names=["y"], opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
+                      do_constant_folding=False)
+    return {"tied_eval_export": "tied_eval_export.onnx", "encoder_layer_dropout": "encoder_layer_dropout.onnx"}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True, help="folder for the fixtures and manifest.json")
@@ -418,6 +446,7 @@ def main():
             continue
         manifest["cases"].append(run(case, args.out))
     if not args.only:
+        manifest["extras"] = extras(args.out)
         with open(os.path.join(args.out, "manifest.json"), "w") as f:
             json.dump(manifest, f, indent=1)
             f.write("\n")

@@ -2,6 +2,8 @@
 // attributes, Clip, Cast, identity-likes.
 #include <limits>
 
+#include <cstdio>
+
 #include "compiler/onnx/importer.h"
 #include "compiler/onnx/tensor_proto.h"
 
@@ -214,8 +216,12 @@ void dropout(NodeContext& c) {
     return;
   }
   if (trainingMode && ratio > 0)
-    c.unsupported("a Dropout in training mode (ratio " + std::to_string(ratio) +
+  {
+    char r[32];
+    std::snprintf(r, sizeof r, "%g", ratio);
+    c.unsupported(std::string("a Dropout in training mode (ratio ") + r +
                   ") is random: compile with --train, or export the model in eval mode for inference");
+  }
   c.setOutput(0, c.input(0));
   if (c.outputUsed(1)) {  // the identity keeps every element: an all-true mask (of x's type before opset 10)
     HostTensor mask(TensorType{c.opset >= 10 ? DType::Bool : c.type(c.input(0)).dtype, c.type(c.input(0)).shape});

@@ -117,3 +117,35 @@ TEST_CASE("workload trains like PyTorch: SmolVLA-style action expert", "[trainin
 TEST_CASE("workload trains like PyTorch: TransformerEncoderLayer, TRAINING-mode export", "[training][workloads]") {
   trainNamed("encoder_layer_training_export");
 }
+
+TEST_CASE("an EVAL export that merged two zero biases is trained with a warning naming both nodes",
+          "[training][workloads]") {
+  nlohmann::json m = manifest();
+  TrainOptions to;
+  to.loss.kind = LossKind::MSE;
+  TrainCompileResult r = compileTraining(loadTrainableModel(workload(m["extras"]["tied_eval_export"])), "tied", to);
+  REQUIRE(r.program.warnings.size() == 1);
+  const std::string& w = r.program.warnings[0];
+  INFO(w);
+  CHECK(w.find("'norm.bias'") != std::string::npos);
+  CHECK(w.find("/norm/LayerNormalization") != std::string::npos);
+  CHECK(w.find("/fc/Gemm") != std::string::npos);
+  CHECK(w.find("TrainingMode.TRAINING") != std::string::npos);
+}
+
+TEST_CASE("a TRAINING export's random Dropout trains with --train and is refused for inference",
+          "[training][workloads]") {
+  nlohmann::json m = manifest();
+  const std::string path = workload(m["extras"]["encoder_layer_dropout"]);
+  TrainOptions to;
+  to.optimizer.kind = OptimizerKind::AdamW;
+  to.optimizer.lr = 1e-3;
+  TrainCompileResult r = compileTraining(loadTrainableModel(path), "dropout", to);
+  CHECK(r.program.dropouts >= 3);  // attention, feed-forward and the two residual dropouts
+  try {
+    compileFile(path);
+    FAIL("an inference compile of a random Dropout must fail");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("compile with --train") != std::string::npos);
+  }
+}
