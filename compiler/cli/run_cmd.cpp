@@ -32,7 +32,7 @@ int report(const RunnerError& e) {
 
 int runMain(int argc, char** argv) {
   CLI::App app{"Run a .mgb bundle with libmgrt", "mgc run"};
-  std::string path, outDir;
+  std::string path, outDir, entry = "infer";
   std::vector<std::string> inputSpecs;
   int device = -1, iterations = 1, warmup = 0;
   bool validation = false;
@@ -43,6 +43,7 @@ int runMain(int argc, char** argv) {
   app.add_option("--iterations", iterations, "timed runs (the median is printed)")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", warmup, "untimed runs before timing")->check(CLI::Range(0, 100000));
   app.add_flag("--validation", validation, "enable the Vulkan validation layer");
+  app.add_option("--entry", entry, "entry point to run (default infer; train_step runs training steps)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -61,7 +62,7 @@ int runMain(int argc, char** argv) {
   }
 
   Runner runner;
-  if (RunnerError e = runner.open(bundle, path, device, validation); e.exitCode) return report(e);
+  if (RunnerError e = runner.open(bundle, path, device, validation, entry); e.exitCode) return report(e);
 
   std::vector<std::string> given;
   for (const std::string& spec : inputSpecs) {

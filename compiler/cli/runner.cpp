@@ -26,12 +26,14 @@ RunnerError Runner::fail(mgrt_status s, const std::string& what) const {
   return {code, what + ": " + mgrt_last_error()};
 }
 
-RunnerError Runner::open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation) {
+RunnerError Runner::open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation,
+                         const std::string& entry) {
   source_ = source;
   mgrt_context_options opts{device, validation ? 1 : 0, 0};
   if (mgrt_status s = mgrt_context_create(&opts, &ctx_)) return fail(s, "cannot open a Vulkan device");
   if (mgrt_status s = mgrt_model_load(ctx_, bundle.data(), bundle.size(), &model_)) return fail(s, source);
-  if (mgrt_status s = mgrt_session_create(model_, "infer", &session_)) return fail(s, source + ": entry point 'infer'");
+  if (mgrt_status s = mgrt_session_create(model_, entry.c_str(), &session_))
+    return fail(s, source + ": entry point '" + entry + "'");
   return {0, ""};
 }
 

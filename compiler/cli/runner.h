@@ -24,7 +24,10 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   // Each returns an empty optional-like error (exitCode 0) on success.
-  RunnerError open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation);
+  // Opens a session on `entry` ("infer": a plain bundle's, or a training
+  // bundle's inference entry point; "train_step": one training step).
+  RunnerError open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation,
+                   const std::string& entry = "infer");
   RunnerError setInput(const std::string& name, const mgb::npy::Array& a, const std::string& from);
   RunnerError run(double* wallMs);
   RunnerError output(int i, std::string* name, mgb::npy::Array* out);

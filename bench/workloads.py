@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""The benchmark of record: the five reference workloads, mgc against PyTorch
+on the same GPU in the same run (run it on the GPU machine: bench/workloads.sh).
+
+For each workload (full size, random weights, fixed seeds):
+  PyTorch: eager forward, torch.compile forward (and its compile time), the
+           eager AdamW train step; strict fp32 (TF32 off); medians.
+  mgc:     compile time, forward (GPU and wall medians), the AdamW train step
+           (`mgc run --entry train_step`), the forward's error against PyTorch.
+Writes OUT/workloads.md (one table, ratios from this run) and
+OUT/workloads.json. Model definitions: tools/workload_models.py.
+
+Usage: workloads.py OUT MGC [--only a,b] [--no-compile] [--steps N]
+"""
+import argparse
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from workload_models import ActionExpert, SmolLM, UNet, WhisperEncoder  # noqa: E402
+
+
+def resnet50():
+    import torchvision
+    return torchvision.models.resnet50(weights=None)
+
+
+# name -> (model, {input: shape or ("ids", shape, vocab)}, (target shape, classes or None), mgc loss flags, description)
+WORKLOADS = {
+    "resnet50": (resnet50, {"x": (4, 3, 224, 224)}, ((4,), 1000), ["--loss", "cross_entropy"],
+                 "ResNet-50, batch 4, 224²"),
+    "whisper_tiny_encoder": (lambda: WhisperEncoder(mels=80, d=384, heads=6, layers=4, frames=3000),
+                             {"mel": (1, 80, 3000)}, ((1, 1500, 384), None), ["--loss", "mse"],
+                             "Whisper-tiny encoder (4 layers, d 384, 6 heads), 1×80×3000 mel"),
+    "sd_unet": (lambda: UNet("nearest", channels=(64, 128, 256), attn_levels=(2,), groups=8, heads=4),
+                {"x": (1, 4, 64, 64)}, ((1, 4, 64, 64), None), ["--loss", "mse"],
+                "SD-style U-Net (64/128/256, GroupNorm 8, SiLU, attention at 16² and mid, nearest 2×), 1×4×64²"),
+    "smollm2_135m": (lambda: SmolLM(False, vocab=49152, d=576, heads=9, kv_heads=3, ff=1536, layers=30),
+                     {"input_ids": ("ids", (1, 128), 49152)}, ((1, 128), 49152),
+                     ["--loss", "cross_entropy", "--class-axis", "-1"],
+                     "SmolLM2-135M (30 layers, d 576, GQA 9/3, SwiGLU, tied), 1×128 tokens"),
+    "smolvla_expert": (lambda: ActionExpert(action_dim=32, d=720, heads=12, kv_heads=4, ff=2048, layers=16),
+                       {"actions": (1, 50, 32), "context": (1, 64, 720)}, ((1, 50, 32), None), ["--loss", "mse"],
+                       "SmolVLA-style action expert (16 layers, d 720, GQA 12/4), 50 actions"),
+}
+
+
+DEV = "cuda" if torch.cuda.is_available() else "cpu"
+QUICK = False  # --quick: one untimed-warmup-free run of everything (a smoke test off the GPU machine)
+
+
+def sync():
+    if DEV == "cuda":
+        torch.cuda.synchronize()
+
+
+# --quick also shrinks the models (the same code paths, seconds on a CPU).
+SMALL = {
+    "resnet50": (lambda: __import__("workload_models").ResNet(), {"x": (4, 3, 16, 16)}, ((4,), 10)),
+    "whisper_tiny_encoder": (lambda: WhisperEncoder(), {"mel": (2, 8, 32)}, ((2, 16, 32), None)),
+    "sd_unet": (lambda: UNet("nearest"), {"x": (2, 4, 16, 16)}, ((2, 4, 16, 16), None)),
+    "smollm2_135m": (lambda: SmolLM(False), {"input_ids": ("ids", (2, 16), 96)}, ((2, 16), 96)),
+    "smolvla_expert": (lambda: ActionExpert(), {"actions": (2, 10, 6), "context": (2, 8, 32)}, ((2, 10, 6), None)),
+}
+
+
+def median_ms(fn, warmup, iters):
+    if QUICK:
+        warmup, iters = 0, 1
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(iters):
+        sync()
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return sorted(times)[len(times) // 2]
+
+
+def make_inputs(spec, gen):
+    out = {}
+    for name, s in spec.items():
+        if s[0] == "ids":
+            out[name] = torch.randint(0, s[2], s[1], generator=gen)
+        else:
+            out[name] = torch.randn(*s, generator=gen)
+    return out
+
+
+def export(model, inputs, path, training):
+    kw = {"dynamo": False} if int(torch.__version__.split(".")[0]) >= 2 else {}
+    torch.onnx.export(model, tuple(inputs.values()), path, input_names=list(inputs), output_names=["y"],
+                      opset_version=17, do_constant_folding=not training,
+                      training=torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL, **kw)
+
+
+def mgc(args, timeout=900):
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(args[:3]), (p.stderr or p.stdout).strip().splitlines()[-1:]))
+    return p.stdout
+
+
+def run_ms(out):
+    m = re.search(r"run: ([0-9.]+) ms wall, ([0-9.-]+) ms GPU", out)
+    return float(m.group(1)), float(m.group(2))
+
+
+def bench(name, work, mgc_bin, do_compile, steps):
+    make, in_spec, (tshape, classes), loss_flags, desc = WORKLOADS[name]
+    if QUICK:
+        make, in_spec, (tshape, classes) = SMALL[name]
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(1)
+    model = make().float()
+    inputs = make_inputs(in_spec, gen)
+    target = torch.randint(0, classes, tshape, generator=gen) if classes else torch.randn(*tshape, generator=gen)
+    r = {"workload": name, "desc": desc, "params": sum(p.numel() for p in model.parameters())}
+    # Files for mgc
+    for k, v in inputs.items():
+        np.save(os.path.join(work, "%s_%s.npy" % (name, k)), v.numpy())
+    np.save(os.path.join(work, "%s_labels.npy" % name), target.numpy())
+    t0 = time.time()
+    # Export copies: tracing in train mode updates BatchNorm running statistics.
+    export(copy.deepcopy(model).eval(), inputs, os.path.join(work, name + ".onnx"), False)
+    export(copy.deepcopy(model).train(), inputs, os.path.join(work, name + "_train.onnx"), True)
+    r["export_s"] = round(time.time() - t0, 1)
+
+    # PyTorch on the GPU
+    dev = torch.device(DEV)
+    gm = model.to(dev)
+    gin = {k: v.to(dev) for k, v in inputs.items()}
+    gt = target.to(dev)
+    gm.eval()
+    with torch.no_grad():
+        ref = gm(*gin.values()).float().cpu().numpy()
+        r["torch_eager_ms"] = median_ms(lambda: gm(*gin.values()), 10, 50)
+        if do_compile:
+            cm = torch.compile(gm)
+            t0 = time.time()
+            cm(*gin.values())
+            sync()
+            r["torch_compile_s"] = round(time.time() - t0, 1)
+            r["torch_compiled_ms"] = median_ms(lambda: cm(*gin.values()), 10, 50)
+    gm.train()
+    opt = torch.optim.AdamW(gm.parameters(), lr=1e-3)
+    cls_last = "--class-axis" in loss_flags
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        out = gm(*gin.values())
+        if classes:
+            loss = F.cross_entropy(out.movedim(-1, 1) if cls_last else out, gt)
+        else:
+            loss = F.mse_loss(out, gt)
+        loss.backward()
+        opt.step()
+        return loss
+    r["torch_train_ms"] = median_ms(step, 3, steps)
+    del opt
+    gm.cpu()
+    if DEV == "cuda":
+        torch.cuda.empty_cache()
+
+    # mgc
+    ins = []
+    for k in inputs:
+        ins += ["-i", "%s=%s" % (k, os.path.join(work, "%s_%s.npy" % (name, k)))]
+    fwd = os.path.join(work, name + ".mgb")
+    rep = os.path.join(work, name + ".json")
+    mgc([mgc_bin, "compile", os.path.join(work, name + ".onnx"), "-o", fwd, "--report", rep, "-q"])
+    j = json.load(open(rep))
+    r["mgc_compile_ms"] = round(j["total_ms"], 1)
+    r["mgc_dispatches"], r["mgc_barriers"] = len(j["dispatches"]), j["barriers"]
+    outdir = os.path.join(work, name + ".out")
+    out = mgc([mgc_bin, "run", fwd, *ins, "--output-dir", outdir, *(["--iterations", "1"] if QUICK else ["--warmup", "10", "--iterations", "50"])])
+    r["mgc_wall_ms"], r["mgc_gpu_ms"] = run_ms(out)
+    y = np.load(os.path.join(outdir, "y.npy"))
+    r["max_err"] = float(np.abs(y - ref).max() / max(1e-12, np.abs(ref).max()))
+    trn = os.path.join(work, name + "_train.mgb")
+    trep = os.path.join(work, name + "_train.json")
+    mgc([mgc_bin, "compile", os.path.join(work, name + "_train.onnx"), "--train", *loss_flags, "--optimizer", "adamw",
+         "--lr", "1e-3", "-o", trn, "--report", trep, "-q"])
+    tj = json.load(open(trep))
+    r["mgc_train_compile_ms"] = round(tj["total_ms"], 1)
+    r["mgc_train_dispatches"] = len(tj["dispatches"])
+    out = mgc([mgc_bin, "run", trn, "--entry", "train_step", *ins, "-i",
+               "labels=%s" % os.path.join(work, "%s_labels.npy" % name), *(["--iterations", "1"] if QUICK else ["--warmup", "3", "--iterations", str(steps)])])
+    r["mgc_train_wall_ms"], r["mgc_train_gpu_ms"] = run_ms(out)
+    return r
+
+
+def table(rows, device, commit):
+    lines = ["Device: %s; commit %s; %s; PyTorch %s, strict fp32 (TF32 off); medians; "
+             "ratios are mgc wall / PyTorch from this run (< 1: mgc faster)." % (
+                 device, commit, time.strftime("%Y-%m-%d"), torch.__version__), "",
+             "| workload | params | fwd: PyTorch eager | torch.compile | mgc GPU / wall | **mgc / best PyTorch** | "
+             "train step: PyTorch eager | mgc GPU / wall | **mgc / PyTorch** | mgc compile (fwd / train) | "
+             "dispatches (fwd / train) | max rel err |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            lines.append("| %s | | %s |" % (r["desc"], r["error"]))
+            continue
+        best = min(r["torch_eager_ms"], r.get("torch_compiled_ms", 1e30))
+        comp = "%.3f ms (%.0f s)" % (r["torch_compiled_ms"], r["torch_compile_s"]) if "torch_compiled_ms" in r else "—"
+        lines.append("| %s | %.1fM | %.3f ms | %s | %.3f / %.3f ms | **%.2f×** | %.2f ms | %.2f / %.2f ms | **%.2f×** | "
+                     "%.0f / %.0f ms | %d / %d | %.1e |" % (
+                         r["desc"], r["params"] / 1e6, r["torch_eager_ms"], comp, r["mgc_gpu_ms"], r["mgc_wall_ms"],
+                         r["mgc_wall_ms"] / best, r["torch_train_ms"], r["mgc_train_gpu_ms"], r["mgc_train_wall_ms"],
+                         r["mgc_train_wall_ms"] / r["torch_train_ms"], r["mgc_compile_ms"], r["mgc_train_compile_ms"],
+                         r["mgc_dispatches"], r["mgc_train_dispatches"], r["max_err"]))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("mgc")
+    ap.add_argument("--only")
+    ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--commit", default="?")
+    ap.add_argument("--quick", action="store_true", help="one run of each measurement (smoke test)")
+    args = ap.parse_args()
+    global QUICK
+    QUICK = args.quick
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    work = "/tmp/workloads"
+    os.makedirs(work, exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    for name in (args.only.split(",") if args.only else WORKLOADS):
+        t0 = time.time()
+        try:
+            rows.append(bench(name, work, args.mgc, not args.no_compile, args.steps))
+        except Exception as e:  # one failure must not hide the other workloads
+            rows.append({"workload": name, "desc": WORKLOADS[name][4], "error": str(e)[:300]})
+        print(name, "%.0f s" % (time.time() - t0), json.dumps(rows[-1]), flush=True)
+        with open(os.path.join(args.out, "workloads.json"), "w") as f:
+            json.dump(rows, f, indent=1)
+        with open(os.path.join(args.out, "workloads.md"), "w") as f:
+            f.write(table(rows, torch.cuda.get_device_name() if DEV == "cuda" else "CPU (PyTorch) + default Vulkan device",
+                          args.commit))
+    print(open(os.path.join(args.out, "workloads.md")).read())
+
+
+if __name__ == "__main__":
+    main()
