@@ -1,5 +1,5 @@
-// Gradient ops (passes/program/autodiff.cpp) → conv2d_grad, pool2d_grad,
-// gather_grad. Each kernel gives one invocation per element it writes.
+// Gradient ops (passes/program/autodiff.cpp) → conv2d_grad_gemm (or
+// conv2d_grad for thin groups), pool2d_grad, gather_grad.
 // Param layouts: kernels/src/conv2d_grad.comp, pool2d_grad.comp,
 // gather_grad.comp.
 #include <algorithm>
@@ -7,6 +7,24 @@
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {
+
+namespace {
+
+// conv2d_grad_gemm (implicit GEMM on the 64x64 core) needs >= 16 GEMM rows
+// to keep its tiles busy; thinner groups (depthwise) run conv2d_grad, one
+// invocation per element.
+constexpr int64_t kMinGemmRows = 16;
+// Split-K for the weight gradient: its GEMM is small (M x Cg*KH*KW) and
+// deep (K = N*OH*OW, thousands), so slices of >= 256 k values bring the
+// grid towards kFillTiles workgroups (a few per compute unit on a big GPU).
+constexpr int64_t kFillTiles = 256, kSplitBelowTiles = 128, kMinSliceK = 256, kMaxSlices = 64;
+
+int64_t splitKSlices(int64_t tiles, int64_t K) {
+  if (tiles >= kSplitBelowTiles || K < 2 * kMinSliceK) return 1;
+  return std::min({(kFillTiles + tiles - 1) / tiles, K / kMinSliceK, kMaxSlices});
+}
+
+}  // namespace
 
 std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n) {
   requireFloat(g, n, "conv2d_grad");
@@ -18,16 +36,45 @@ std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n) {
   const Shape& dy = inType(g, n, wantInput ? 0 : 1).shape;
   if (numel(out) == 0) return {};
   auto st = n.ints("strides", {{1, 1}}), pd = n.ints("pads", {{0, 0, 0, 0}}), dl = n.ints("dilations", {{1, 1}});
-  DispatchPlan d = makePlan(n, "conv2d_grad");
+  const int64_t groups = n.i("group", 1), Cg = x[1] / groups, Mg = w[0] / groups, taps = w[2] * w[3];
+  const int64_t rows = wantInput ? Cg : Mg;
+  const bool gemm = rows >= kMinGemmRows;
+  DispatchPlan d = makePlan(n, gemm ? "conv2d_grad_gemm" : "conv2d_grad");
   d.params = {u32(n, x[0], "N"),        u32(n, x[1], "C"),         u32(n, x[2], "H"),        u32(n, x[3], "W"),
               u32(n, w[0], "M"),        u32(n, dy[2], "OH"),       u32(n, dy[3], "OW"),      u32(n, w[2], "KH"),
               u32(n, w[3], "KW"),       u32(n, st[0], "stride"),   u32(n, st[1], "stride"),  u32(n, pd[0], "pad"),
-              u32(n, pd[1], "pad"),     u32(n, dl[0], "dilation"), u32(n, dl[1], "dilation"), u32(n, n.i("group", 1), "group"),
+              u32(n, pd[1], "pad"),     u32(n, dl[0], "dilation"), u32(n, dl[1], "dilation"), u32(n, groups, "group"),
               wantInput ? 0u : 1u};
   i32(n, std::max({numel(x), numel(w), numel(dy)}), "tensor size");
   d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
-  setItemGrid(d, n, uint64_t(numel(out)));
-  return {d};
+  if (!gemm) {
+    setItemGrid(d, n, uint64_t(numel(out)));
+    return {d};
+  }
+  // GEMM: rows x cols, depth K (conv2d_grad_gemm.comp)
+  const int64_t cols = wantInput ? x[0] * x[2] * x[3] : Cg * taps;
+  const int64_t K = wantInput ? Mg * taps : x[0] * dy[2] * dy[3];
+  u32(n, K, "GEMM depth");
+  auto tiles = [](int64_t v) { return (v + 63) / 64; };
+  auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
+  int64_t slices = splitKSlices(tiles(cols) * tiles(rows) * groups, K), sliceK = K;
+  if (slices > 1) {
+    sliceK = ((K + slices - 1) / slices + 15) / 16 * 16;  // whole k steps of the 64x64 core
+    slices = (K + sliceK - 1) / sliceK;
+  }
+  d.params.push_back(uint32_t(slices));
+  d.params.push_back(uint32_t(sliceK));
+  d.groups[0] = clamp(tiles(cols));
+  d.groups[1] = clamp(tiles(rows));
+  d.groups[2] = clamp(groups * slices);
+  if (slices < 2) return {d};
+  // The slices add into the output: zero it first (conv2d_finish, mode 0).
+  DispatchPlan zero = makePlan(n, "conv2d_finish");
+  zero.params = {u32(n, numel(out), "output size"), 1, 1, 0, 0};
+  zero.bindings = {n.inputs[0], n.outputs[0]};
+  appendEpilogue(g, n, zero, n.inputs[0]);
+  setItemGrid(zero, n, uint64_t(numel(out)));
+  return {zero, d};
 }
 
 std::vector<DispatchPlan> lowerPoolGrad(const Graph& g, const Node& n) {

@@ -212,6 +212,18 @@ void shapeCases(Builder& b) {
         {{"group", int64_t(2)}, {"dilations", Ints{2, 1}}, {"pads", Ints{0, 1, 1, 0}}, {"shape", Ints{4, 3, 3, 2}}});
   b.add("conv_grad_weight depthwise stride", Op::ConvGradWeight, {N(F({2, 6, 13, 11})), N(F({2, 6, 13, 6}))},
         {{"group", int64_t(6)}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{1, 2}}, {"shape", Ints{6, 1, 3, 3}}});
+  // >= 16 GEMM rows per group: conv2d_grad_gemm (implicit GEMM), with split-K
+  // where the tiles are few and K is deep
+  b.add("conv_grad_input gemm groups stride dilation", Op::ConvGradInput, {N(F({2, 36, 7, 5})), N(F({36, 20, 3, 3}))},
+        {{"group", int64_t(2)}, {"strides", Ints{2, 2}}, {"dilations", Ints{1, 2}}, {"pads", Ints{1, 0, 2, 1}},
+         {"shape", Ints{2, 40, 13, 12}}});
+  b.add("conv_grad_input gemm split-K", Op::ConvGradInput, {N(F({1, 512, 4, 4})), N(F({512, 64, 3, 3}))},
+        {{"pads", Ints{1, 1, 1, 1}}, {"shape", Ints{1, 64, 4, 4}}});
+  b.add("conv_grad_weight gemm split-K", Op::ConvGradWeight, {N(F({4, 24, 20, 20})), N(F({4, 32, 20, 20}))},
+        {{"pads", Ints{1, 1, 1, 1}}, {"shape", Ints{32, 24, 3, 3}}});
+  b.add("conv_grad_weight gemm groups stride dilation", Op::ConvGradWeight, {N(F({2, 32, 9, 10})), N(F({2, 36, 5, 9}))},
+        {{"group", int64_t(2)}, {"strides", Ints{2, 1}}, {"dilations", Ints{1, 2}}, {"pads", Ints{1, 0, 1, 1}},
+         {"shape", Ints{36, 16, 3, 2}}});
   b.add("max_pool_grad ceil pad", Op::MaxPoolGrad, {N(F({1, 3, 13, 11})), N(F({1, 3, 7, 6}))},
         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t(1)}});
   b.add("max_pool_grad dilation overlap", Op::MaxPoolGrad, {N(F({2, 3, 13, 11})), N(F({2, 3, 11, 5}))},
