@@ -73,9 +73,12 @@ std::vector<ResizeAxis> identityAxes(const Shape& s) {
 
 // Axis k of `a` scaled by `scale` (a `scales` entry): out = floor(scale * in).
 void setScale(NodeContext& c, ResizeAxis& a, double scale, size_t k) {
-  if (!(scale > 0) || !std::isfinite(scale)) c.fail("scale " + std::to_string(scale) + " of axis " + std::to_string(k) + " is not positive");
+  if (!(scale > 0) || !std::isfinite(scale))
+    c.fail("scale " + std::to_string(scale) + " of axis " + std::to_string(k) + " is not positive");
   const double out = std::floor(scale * double(a.inSize));
-  if (out < 1 || out > 1e12) c.fail("scale " + std::to_string(scale) + " gives axis " + std::to_string(k) + " of " + std::to_string(a.inSize) + " elements an invalid size");
+  if (out < 1 || out > 1e12)
+    c.fail("scale " + std::to_string(scale) + " gives axis " + std::to_string(k) + " of " + std::to_string(a.inSize) +
+           " elements an invalid size");
   a.outSize = int64_t(out);
   a.scale = scale;
 }
@@ -84,7 +87,8 @@ void setScale(NodeContext& c, ResizeAxis& a, double scale, size_t k) {
 // when upscaling and up when downscaling (onnxruntime's behaviour for these
 // opsets, which predate nearest_mode).
 void legacyAxes(NodeContext& c, std::vector<ResizeAxis>& axes, const std::vector<double>& scales) {
-  if (scales.size() != axes.size()) c.fail("scales has " + std::to_string(scales.size()) + " entries for rank " + std::to_string(axes.size()));
+  if (scales.size() != axes.size())
+    c.fail("scales has " + std::to_string(scales.size()) + " entries for rank " + std::to_string(axes.size()));
   ResizeMode mode = parseMode(c);
   for (size_t k = 0; k < axes.size(); ++k) {
     setScale(c, axes[k], scales[k], k);
@@ -118,8 +122,10 @@ ValueId resizeAxis(NodeContext& c, ValueId x, size_t k, const ResizeMatrix& m) {
   if (k + 2 == rank) return c.emit(Op::MatMul, {av, x});
   int64_t before = 1, after = 1;
   for (size_t j = 0; j < rank; ++j)
-    if (j < k) before *= t.shape[j];
-    else if (j > k) after *= t.shape[j];
+    if (j < k)
+      before *= t.shape[j];
+    else if (j > k)
+      after *= t.shape[j];
   ValueId x3 = reshapeTo(c, x, {before, m.cols, after});
   return reshapeTo(c, c.emit(Op::MatMul, {av, x3}), out);
 }
@@ -215,7 +221,9 @@ void resize(NodeContext& c) {
   if (sizes && sizes->empty()) sizes.reset();
   if (scales.has_value() == sizes.has_value()) c.fail("exactly one of scales and sizes must be given");
   const size_t n = scales ? scales->size() : sizes->size();
-  if (n != which.size()) c.fail(std::string(scales ? "scales" : "sizes") + " has " + std::to_string(n) + " entries for " + std::to_string(which.size()) + " axes");
+  if (n != which.size())
+    c.fail(std::string(scales ? "scales" : "sizes") + " has " + std::to_string(n) + " entries for " +
+           std::to_string(which.size()) + " axes");
 
   const std::string policy = c.attrString("keep_aspect_ratio_policy", std::string("stretch"));
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
@@ -224,7 +232,8 @@ void resize(NodeContext& c) {
     for (size_t i = 0; i < n; ++i) setScale(c, axes[which[i]], (*scales)[i], which[i]);
   } else {
     for (size_t i = 0; i < n; ++i)
-      if ((*sizes)[i] < 1 || (*sizes)[i] > (int64_t(1) << 40)) c.fail("sizes entry " + std::to_string((*sizes)[i]) + " is not valid");
+      if ((*sizes)[i] < 1 || (*sizes)[i] > (int64_t(1) << 40))
+        c.fail("sizes entry " + std::to_string((*sizes)[i]) + " is not valid");
     if (policy == "stretch") {
       for (size_t i = 0; i < n; ++i) {
         ResizeAxis& a = axes[which[i]];
@@ -258,12 +267,15 @@ void resize(NodeContext& c) {
     if (!roi || roi->size() != 2 * which.size())
       c.fail("tf_crop_and_resize needs roi with " + std::to_string(2 * which.size()) + " entries (starts, then ends)");
   }
+  const NearestRounding rounding = parseRounding(c);
+  const double cubicA = c.attrFloat("cubic_coeff_a", -0.75);
+  const bool excludeOutside = c.attrInt("exclude_outside", 0) != 0;
   for (ResizeAxis& a : axes) {
     a.mode = mode;
     a.coord = coord;
-    a.rounding = parseRounding(c);
-    a.cubicA = c.attrFloat("cubic_coeff_a", -0.75);
-    a.excludeOutside = c.attrInt("exclude_outside", 0) != 0;
+    a.rounding = rounding;
+    a.cubicA = cubicA;
+    a.excludeOutside = excludeOutside;
     a.antialias = antialias;
   }
   if (roi)

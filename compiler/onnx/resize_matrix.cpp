@@ -78,10 +78,14 @@ std::vector<double> coefficients(const ResizeAxis& a, double ratio) {
     case ResizeMode::Nearest: {
       if (ratio == std::floor(ratio)) return {0, 1};
       switch (a.rounding) {
-        case NearestRounding::RoundPreferFloor: return {double(ratio <= 0.5), double(ratio > 0.5)};
-        case NearestRounding::RoundPreferCeil: return {double(ratio < 0.5), double(ratio >= 0.5)};
-        case NearestRounding::Floor: return {1, 0};
-        case NearestRounding::Ceil: return {0, 1};
+        case NearestRounding::RoundPreferFloor:
+          return {double(ratio <= 0.5), double(ratio > 0.5)};
+        case NearestRounding::RoundPreferCeil:
+          return {double(ratio < 0.5), double(ratio >= 0.5)};
+        case NearestRounding::Floor:
+          return {1, 0};
+        case NearestRounding::Ceil:
+          return {0, 1};
       }
       return {0, 1};
     }

@@ -36,8 +36,8 @@ struct ResizeAxis {
   CoordinateMode coord = CoordinateMode::HalfPixel;
   double cubicA = -0.75;
   bool excludeOutside = false;
-  bool antialias = false;            // linear / cubic: a downscale widens the filter
-  double roiStart = 0, roiEnd = 1;   // tf_crop_and_resize only (normalized)
+  bool antialias = false;           // linear / cubic: a downscale widens the filter
+  double roiStart = 0, roiEnd = 1;  // tf_crop_and_resize only (normalized)
 };
 
 struct ResizeMatrix {

@@ -2,10 +2,9 @@
 // against weights worked out by hand from the ONNX spec, and the converter
 // (ops_resize.cpp) on small in-memory models: which IR ops it emits and the
 // values they compute on the CPU reference evaluator.
-#include <catch2/catch.hpp>
-
 #include <onnx/onnx_pb.h>
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -180,8 +179,8 @@ Graph importSpec(const ModelSpec& s) {
   m.add_opset_import()->set_version(s.opset);
   onnx::GraphProto* g = m.mutable_graph();
   g->set_name("resize");
-  auto addValue = [](google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name,
-                     int type, const Shape& shape) {
+  auto addValue = [](google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name, int type,
+                     const Shape& shape) {
     onnx::ValueInfoProto* v = list->Add();
     v->set_name(name);
     v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
@@ -255,8 +254,7 @@ TEST_CASE("resize converter: nearest 2x is Reshape, Expand, Reshape", "[resize]"
   Graph g = importSpec(s);
   CHECK(opsOf(g) == std::vector<Op>{Op::Reshape, Op::Expand, Op::Reshape});
   CHECK(g.type(g.outputs[0]).shape == Shape{1, 1, 4, 4});
-  CHECK(run(g, s.shape, {1, 2, 3, 4}) ==
-        std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4});
+  CHECK(run(g, s.shape, {1, 2, 3, 4}) == std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4});
   // half_pixel with round_prefer_floor reduces to the same copy.
   s.stringAttrs = {{"mode", "nearest"}};
   CHECK(opsOf(importSpec(s)) == std::vector<Op>{Op::Reshape, Op::Expand, Op::Reshape});
