@@ -130,23 +130,47 @@ ValueId resizeAxis(NodeContext& c, ValueId x, size_t k, const ResizeMatrix& m) {
   return reshapeTo(c, c.emit(Op::MatMul, {av, x3}), out);
 }
 
-// Axes copied s times each (output i reads input i / s): one Reshape →
-// Expand → Reshape for all of them.
+// Axes copied s times each (output i reads input i / s): Reshape → Expand →
+// Reshape with a unit axis after each repeated one. Runs of axes without a
+// unit axis between them are merged, so that the Expand stays within the
+// copy kernel's 6 dims; past that, one Expand per repeated axis.
+constexpr size_t kMaxExpandRank = 6;
+
 ValueId repeatAxes(NodeContext& c, ValueId x, const std::vector<int64_t>& repeat) {
   if (std::all_of(repeat.begin(), repeat.end(), [](int64_t s) { return s == 1; })) return x;
   const Shape in = c.type(x).shape;
   Shape split, expanded, out;
+  bool merge = false;  // the last entry is an input axis, not a unit axis
   for (size_t k = 0; k < in.size(); ++k) {
-    split.push_back(in[k]);
-    expanded.push_back(in[k]);
+    if (merge) {
+      split.back() *= in[k];
+      expanded.back() *= in[k];
+    } else {
+      split.push_back(in[k]);
+      expanded.push_back(in[k]);
+    }
+    merge = true;
     if (repeat[k] > 1) {
       split.push_back(1);
       expanded.push_back(repeat[k]);
+      merge = false;
     }
     out.push_back(in[k] * repeat[k]);
   }
-  ValueId e = c.emit(Op::Expand, {reshapeTo(c, x, split)}, {{"shape", expanded}});
-  return reshapeTo(c, e, out);
+  if (split.size() <= kMaxExpandRank) {
+    ValueId e = c.emit(Op::Expand, {reshapeTo(c, x, split)}, {{"shape", expanded}});
+    return reshapeTo(c, e, out);
+  }
+  Shape cur = in;
+  for (size_t k = 0; k < in.size(); ++k) {
+    if (repeat[k] == 1) continue;
+    int64_t upTo = 1, after = 1;  // elements per index of axes [0, k] and (k, rank)
+    for (size_t j = 0; j < cur.size(); ++j) (j <= k ? upTo : after) *= cur[j];
+    ValueId e = c.emit(Op::Expand, {reshapeTo(c, x, {upTo, 1, after})}, {{"shape", Shape{upTo, repeat[k], after}}});
+    cur[k] *= repeat[k];
+    x = reshapeTo(c, e, cur);
+  }
+  return x;
 }
 
 // Resizes input 0 as `axes` say and binds output 0. tf_crop_and_resize

@@ -264,6 +264,45 @@ TEST_CASE("resize converter: nearest 2x is Reshape, Expand, Reshape", "[resize]"
   CHECK(opsOf(importSpec(s)) == std::vector<Op>{Op::Reshape, Op::Expand, Op::Reshape});
 }
 
+// x[i] of a nearest upsample by integer factors: y[o] = x[o / s] per axis.
+std::vector<float> nearestUpsample(const Shape& in, const std::vector<int64_t>& s, const std::vector<float>& x) {
+  Shape out;
+  for (size_t k = 0; k < in.size(); ++k) out.push_back(in[k] * s[k]);
+  std::vector<float> y(size_t(numel(out)));
+  for (int64_t o = 0; o < numel(out); ++o) {
+    int64_t src = 0, rest = o, stride = 1;
+    for (size_t k = out.size(); k-- > 0;) {
+      src += (rest % out[k]) / s[k] * stride;
+      rest /= out[k];
+      stride *= in[k];
+    }
+    y[size_t(o)] = x[size_t(src)];
+  }
+  return y;
+}
+
+TEST_CASE("resize converter: nearest on many axes stays within the copy kernel's rank", "[resize]") {
+  ModelSpec s;
+  std::vector<float> x;
+  for (int i = 0; i < 16; ++i) x.push_back(float(i));
+  // 3-D upsample of [N, C, D, H, W]: N, C, D merge, so [NCD, 1, H, 1, W, 1].
+  s.shape = {1, 2, 2, 2, 2};
+  s.scales = {1, 1, 2, 3, 2};
+  Graph g = importSpec(s);
+  CHECK(opsOf(g) == std::vector<Op>{Op::Reshape, Op::Expand, Op::Reshape});
+  for (const Node& n : g.nodes)
+    if (n.op == Op::Expand) CHECK(g.type(n.outputs[0]).shape.size() == 6);
+  CHECK(run(g, s.shape, x) == nearestUpsample(s.shape, {1, 1, 2, 3, 2}, x));
+  // Every axis of a 4-D tensor repeated would need 8: one Expand per axis.
+  s.shape = {2, 2, 2, 2};
+  s.scales = {2, 3, 2, 2};
+  g = importSpec(s);
+  int expands = 0;
+  for (const Node& n : g.nodes) expands += n.op == Op::Expand;
+  CHECK(expands == 4);
+  CHECK(run(g, s.shape, x) == nearestUpsample(s.shape, {2, 3, 2, 2}, x));
+}
+
 TEST_CASE("resize converter: linear is one MatMul per resized axis", "[resize]") {
   ModelSpec s;
   s.shape = {1, 2, 2};
