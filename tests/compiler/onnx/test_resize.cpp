@@ -171,6 +171,7 @@ struct ModelSpec {
   std::vector<int64_t> sizes;
   std::vector<std::pair<std::string, std::string>> stringAttrs;
   bool scalesAsGraphInput = false;
+  int elemType = onnx::TensorProto::FLOAT;
 };
 
 Graph importSpec(const ModelSpec& s) {
@@ -186,7 +187,7 @@ Graph importSpec(const ModelSpec& s) {
     v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
     for (int64_t d : shape) v->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
   };
-  addValue(g->mutable_input(), "x", onnx::TensorProto::FLOAT, s.shape);
+  addValue(g->mutable_input(), "x", s.elemType, s.shape);
   onnx::NodeProto* n = g->add_node();
   n->set_op_type(s.op);
   n->set_name("rs");
@@ -221,7 +222,7 @@ Graph importSpec(const ModelSpec& s) {
     a->set_type(onnx::AttributeProto::STRING);
     a->set_s(v);
   }
-  addValue(g->mutable_output(), "y", onnx::TensorProto::FLOAT, {});
+  addValue(g->mutable_output(), "y", s.elemType, {});
   const std::string bytes = m.SerializeAsString();
   return importOnnxBytes(bytes.data(), bytes.size(), "resize.onnx");
 }
@@ -234,8 +235,8 @@ std::vector<Op> opsOf(const Graph& g) {
   return ops;
 }
 
-std::vector<float> run(const Graph& g, const Shape& shape, const std::vector<float>& x) {
-  HostTensor in(TensorType{DType::F32, shape});
+std::vector<float> run(const Graph& g, const Shape& shape, const std::vector<float>& x, DType dtype = DType::F32) {
+  HostTensor in(TensorType{dtype, shape});
   for (size_t i = 0; i < x.size(); ++i) in.setF(int64_t(i), x[i]);
   std::map<std::string, HostTensor> out = evalGraph(g, {{"x", in}});
   const HostTensor& y = out.at("y");
@@ -317,6 +318,18 @@ TEST_CASE("resize converter: linear is one MatMul per resized axis", "[resize]")
   g = importSpec(s);
   CHECK(opsOf(g) == std::vector<Op>{Op::Reshape, Op::MatMul, Op::Reshape});
   CHECK(run(g, s.shape, {0, 4, 8, 16}) == std::vector<float>{0, 4, 2, 7, 6, 13, 8, 16});
+}
+
+TEST_CASE("resize converter: integers resize by copying (Gather)", "[resize]") {
+  ModelSpec s;
+  s.elemType = onnx::TensorProto::INT32;
+  s.shape = {1, 5};
+  s.sizes = {1, 2};  // nearest half_pixel 5 -> 2 reads elements 1 and 3
+  Graph g = importSpec(s);
+  CHECK(opsOf(g) == std::vector<Op>{Op::Gather});
+  CHECK(run(g, s.shape, {10, 11, 12, 13, 14}, DType::I32) == std::vector<float>{11, 13});
+  s.stringAttrs = {{"mode", "linear"}};  // would mix integers
+  CHECK_THROWS_WITH(importSpec(s), Catch::Contains("not supported"));
 }
 
 TEST_CASE("resize converter: errors name the node", "[resize]") {
