@@ -194,7 +194,12 @@ Graph importSpec(const ModelSpec& s) {
   n->add_input("x");
   n->add_output("y");
   const bool legacy = s.op == "Upsample" || s.opset < 11;
-  if (!s.scales.empty()) {
+  if (s.op == "Upsample" && s.opset < 9) {  // Upsample-7: scales is an attribute
+    onnx::AttributeProto* a = n->add_attribute();
+    a->set_name("scales");
+    a->set_type(onnx::AttributeProto::FLOATS);
+    for (float v : s.scales) a->add_floats(v);
+  } else if (!s.scales.empty()) {
     if (!legacy) n->add_input("");  // roi
     n->add_input("scales");
     if (s.scalesAsGraphInput) {
@@ -245,6 +250,23 @@ std::vector<float> run(const Graph& g, const Shape& shape, const std::vector<flo
   return r;
 }
 
+// x upsampled by integer factors s (nearest): y[o] = x[o / s] per axis.
+std::vector<float> nearestUpsample(const Shape& in, const std::vector<int64_t>& s, const std::vector<float>& x) {
+  Shape out;
+  for (size_t k = 0; k < in.size(); ++k) out.push_back(in[k] * s[k]);
+  std::vector<float> y(size_t(numel(out)));
+  for (int64_t o = 0; o < numel(out); ++o) {
+    int64_t src = 0, rest = o, stride = 1;
+    for (size_t k = out.size(); k-- > 0;) {
+      src += (rest % out[k]) / s[k] * stride;
+      rest /= out[k];
+      stride *= in[k];
+    }
+    y[size_t(o)] = x[size_t(src)];
+  }
+  return y;
+}
+
 }  // namespace
 
 TEST_CASE("resize converter: nearest 2x is Reshape, Expand, Reshape", "[resize]") {
@@ -263,23 +285,11 @@ TEST_CASE("resize converter: nearest 2x is Reshape, Expand, Reshape", "[resize]"
   s.op = "Upsample";
   s.opset = 9;
   CHECK(opsOf(importSpec(s)) == std::vector<Op>{Op::Reshape, Op::Expand, Op::Reshape});
-}
-
-// x[i] of a nearest upsample by integer factors: y[o] = x[o / s] per axis.
-std::vector<float> nearestUpsample(const Shape& in, const std::vector<int64_t>& s, const std::vector<float>& x) {
-  Shape out;
-  for (size_t k = 0; k < in.size(); ++k) out.push_back(in[k] * s[k]);
-  std::vector<float> y(size_t(numel(out)));
-  for (int64_t o = 0; o < numel(out); ++o) {
-    int64_t src = 0, rest = o, stride = 1;
-    for (size_t k = out.size(); k-- > 0;) {
-      src += (rest % out[k]) / s[k] * stride;
-      rest /= out[k];
-      stride *= in[k];
-    }
-    y[size_t(o)] = x[size_t(src)];
-  }
-  return y;
+  s.opset = 7;
+  s.scales = {1, 1, 3, 2};
+  g = importSpec(s);
+  CHECK(g.type(g.outputs[0]).shape == Shape{1, 1, 6, 4});
+  CHECK(run(g, s.shape, {1, 2, 3, 4}) == nearestUpsample(s.shape, {1, 1, 3, 2}, {1, 2, 3, 4}));
 }
 
 TEST_CASE("resize converter: nearest on many axes stays within the copy kernel's rank", "[resize]") {
