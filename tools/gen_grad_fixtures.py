@@ -9,6 +9,9 @@ case, OUT/<case>/ holds:
                  sum(y * R), so every output element matters
   grad<k>.npy    d loss / d in<k>, for each float input k (PyTorch, float64
                  math, stored as float32)
+An ONNX case (a PyTorch module exported at opset 17, for ops that exist only
+as importer compositions, e.g. Resize) holds model.onnx instead of
+graph.mgir, its input in0 and output y, plus y.npy: the forward result.
 For a loss case (passes/program/loss.h), graph.mgir declares %in0 (prediction) and
 %in1 (target) and no nodes; loss.txt holds "<kind> <label smoothing>",
 loss.npy the loss and grad0.npy d loss / d prediction.
@@ -124,6 +127,23 @@ def loss_case(out_dir, name, kind, smoothing, pred, target):
     np.save(os.path.join(d, "grad0.npy"), p.grad.numpy().astype(np.float32))
     with open(os.path.join(d, "loss.txt"), "w") as f:
         f.write("%s %r\n" % (kind, smoothing))
+
+
+def onnx_case(out_dir, name, module, x, rng):
+    """Exports `module` (float32) to model.onnx; y and the gradient of
+    sum(y * R) come from the same module in float64."""
+    d = os.path.join(out_dir, name)
+    os.makedirs(d, exist_ok=True)
+    torch.onnx.export(module, torch.from_numpy(x), os.path.join(d, "model.onnx"), opset_version=17,
+                      input_names=["in0"], output_names=["y"], do_constant_folding=True)
+    t = torch.from_numpy(x.astype(np.float64)).requires_grad_(True)
+    y = module(t)
+    R = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    (y * torch.from_numpy(R.astype(np.float64))).sum().backward()
+    np.save(os.path.join(d, "in0.npy"), x)
+    np.save(os.path.join(d, "R.npy"), R)
+    np.save(os.path.join(d, "y.npy"), y.detach().numpy().astype(np.float32))
+    np.save(os.path.join(d, "grad0.npy"), t.grad.numpy().astype(np.float32))
 
 
 def r(x):
@@ -339,6 +359,14 @@ def main():
     loss_case(args.out, "loss_l1", "l1", 0.0, pred, rng.standard_normal((6, 5)).astype(np.float32))
     loss_case(args.out, "loss_bce_with_logits", "bce_with_logits", 0.0, pred * 3,
               rng.uniform(0, 1, (6, 5)).astype(np.float32))
+    # Resize (ONNX importer composition: MatMul per axis, or Expand for an
+    # integer nearest upscale), as torch.nn.Upsample exports it.
+    img = lambda *s: rng.standard_normal(s).astype(np.float32)
+    onnx_case(args.out, "resize_nearest2x", torch.nn.Upsample(scale_factor=2, mode="nearest"), img(2, 3, 5, 7), rng)
+    onnx_case(args.out, "resize_bilinear", torch.nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False),
+              img(2, 3, 5, 7), rng)
+    onnx_case(args.out, "resize_bilinear_align_corners",
+              torch.nn.Upsample(size=(9, 4), mode="bilinear", align_corners=True), img(1, 2, 5, 7), rng)
     total = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(args.out) for f in fs)
     print("wrote %s (%d bytes)" % (args.out, total))
 

@@ -12,6 +12,7 @@ void addEinsumConverters(ConverterTable& t);  // ops_einsum.cpp
 void addMoreConverters(ConverterTable& t);    // ops_more.cpp
 void addRecurrentConverters(ConverterTable& t);  // ops_rnn.cpp
 void addSequenceConverters(ConverterTable& t);   // ops_sequence.cpp
+void addResizeConverters(ConverterTable& t);     // ops_resize.cpp
 
 // Pad in mode "reflect" or "edge" as Slices and Concats per axis; `pads`
 // is [begin..., end...] with one entry per axis (negative entries crop).

@@ -141,6 +141,7 @@ const ConverterTable& converters() {
     addMoreConverters(t);
     addRecurrentConverters(t);
     addSequenceConverters(t);
+    addResizeConverters(t);
     return t;
   }();
   return table;

@@ -87,6 +87,7 @@ nlohmann::json toJson(const std::vector<TestResult>& results, const std::map<std
       t["reason"] = r.reason;
     }
     if (r.crashed) t["crashed"] = true;
+    if (!r.boundInputs.empty()) t["bound_inputs"] = r.boundInputs;
     j["tests"].push_back(std::move(t));
   }
   return j;
@@ -109,7 +110,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Runs the ONNX backend tests through mgc and libmgrt"};
   std::string dataRoot = MGC_ONNX_TESTDATA, categoriesArg = "node,pytorch-converted,pytorch-operator,simple";
   std::string filter, jsonPath, floorPath;
-  bool verbose = false, compileOnly = false, noIsolate = false, validation = false;
+  bool verbose = false, compileOnly = false, noIsolate = false, validation = false, noBind = false;
   RunnerOptions opts;
   app.add_option("--data", dataRoot, "ONNX backend test data root")->capture_default_str();
   app.add_option("--categories", categoriesArg, "comma-separated categories")->capture_default_str();
@@ -119,12 +120,16 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "print one line per test");
   app.add_flag("--compile-only", compileOnly, "stop after compiling (no GPU needed)");
   app.add_flag("--no-isolate", noIsolate, "compile in-process instead of a forked child (for debuggers)");
+  app.add_flag("--no-bind-inputs", noBind,
+               "count tests whose shape-like inputs (Reshape's shape ...) are fed at run time as unsupported "
+               "instead of compiling them in from the test data");
   app.add_flag("--validation", validation, "enable the Vulkan validation layer (also env MGRT_VALIDATION=1)");
   app.add_option("--timeout", opts.compileTimeoutSeconds, "compile time limit per test, seconds")->capture_default_str();
   app.add_option("--rtol", opts.tolerance.rtol)->capture_default_str();
   app.add_option("--atol", opts.tolerance.atol)->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   opts.isolateCompile = !noIsolate;
+  opts.bindConstantInputs = !noBind;
   if (const char* env = std::getenv("MGRT_VALIDATION")) validation = validation || std::string(env) == "1";
 
   const std::vector<std::string> categories = splitCommas(categoriesArg);
@@ -159,7 +164,7 @@ int main(int argc, char** argv) {
   std::map<std::string, Counts> perCategory;
   std::map<std::string, int> failedByStage;
   Counts total;
-  int crashes = 0;
+  int crashes = 0, passedBound = 0;
   auto start = std::chrono::steady_clock::now();
   for (const TestCase& t : tests) {
     TestResult r = runner.run(t);
@@ -167,8 +172,10 @@ int main(int argc, char** argv) {
     total.add(r.status);
     if (r.status == Status::Failed) ++failedByStage[r.stage];
     if (r.crashed) ++crashes;
+    if (r.status == Status::Passed && !r.boundInputs.empty()) ++passedBound;
     if (verbose || r.crashed) {
       std::printf("[%s] %s: %s", t.category.c_str(), t.name.c_str(), statusName(r.status));
+      if (!r.boundInputs.empty()) std::printf(" [%zu input(s) bound]", r.boundInputs.size());
       if (!r.reason.empty()) std::printf(" (%s) %s", r.stage.c_str(), r.reason.c_str());
       std::printf("\n");
       std::fflush(stdout);
@@ -179,6 +186,7 @@ int main(int argc, char** argv) {
   if (ctx) mgrt_context_destroy(ctx);
 
   printSummary(categories, perCategory, total, failedByStage, crashes, seconds);
+  if (passedBound) std::printf("of the passed, %d ran with shape-like inputs bound from the test data\n", passedBound);
   if (!jsonPath.empty()) {
     std::ofstream(jsonPath) << toJson(results, perCategory, total, device, seconds).dump(1) << "\n";
   }

@@ -8,7 +8,10 @@
 #include <regex>
 #include <set>
 
+#include <unistd.h>
+
 #include "onnx/onnx_pb.h"
+#include "tools/conformance/bind_inputs.h"
 #include "tools/conformance/isolated_compile.h"
 #include "tools/conformance/tensor_proto.h"
 
@@ -125,9 +128,42 @@ TestResult Runner::run(const TestCase& test) {
   return r;
 }
 
-void Runner::execute(const TestCase& test, TestResult* r) {
+// Compiles the test's model; with bindConstantInputs, inputs the compiler
+// says must be constants are bound from test_data_set_0 and the model is
+// compiled again (a few rounds: a bound input can unblock a node that then
+// needs another one).
+CompileOutcome Runner::compile(const TestCase& test, TestResult* r) {
   const std::string modelPath = test.dir + "/model.onnx";
   CompileOutcome compiled = compileModel(modelPath, opts_.isolateCompile, opts_.compileTimeoutSeconds);
+  if (!opts_.bindConstantInputs) return compiled;
+  const fs::path tmpDir = fs::temp_directory_path() / ("mgc-conformance-" + std::to_string(getpid()));
+  const std::string boundPath = (tmpDir / "model.onnx").string();
+  for (int round = 0; round < 4 && compiled.kind == CompileOutcome::Kind::Error; ++round) {
+    std::vector<std::string> names = inputsThatMustBeConstant(compiled.message);
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [&](const std::string& n) {
+                                 return std::find(r->boundInputs.begin(), r->boundInputs.end(), n) !=
+                                        r->boundInputs.end();
+                               }),
+                names.end());
+    if (names.empty()) break;
+    std::vector<std::string> all = r->boundInputs;
+    all.insert(all.end(), names.begin(), names.end());
+    std::error_code ec;
+    fs::create_directories(tmpDir, ec);
+    std::string err;
+    if (!bindInputs(modelPath, all, test.dir + "/test_data_set_0", boundPath, &err)) break;  // keep the first error
+    r->boundInputs = all;
+    compiled = compileModel(boundPath, opts_.isolateCompile, opts_.compileTimeoutSeconds);
+  }
+  std::error_code ec;
+  fs::remove_all(tmpDir, ec);
+  return compiled;
+}
+
+void Runner::execute(const TestCase& test, TestResult* r) {
+  const std::string modelPath = test.dir + "/model.onnx";
+  CompileOutcome compiled = compile(test, r);
   switch (compiled.kind) {
     case CompileOutcome::Kind::Ok: break;
     case CompileOutcome::Kind::Error:

@@ -7,6 +7,7 @@
 
 #include "runtime/include/mgrt.h"
 #include "tools/conformance/compare.h"
+#include "tools/conformance/isolated_compile.h"
 
 namespace mgc::conformance {
 
@@ -25,6 +26,7 @@ struct TestResult {
   std::string stage;   // where it ended: compile, inputs, load, session, run, outputs, compare, validation
   std::string reason;  // empty when passed
   bool crashed = false;  // the compiler child died (signal, timeout, sanitizer)
+  std::vector<std::string> boundInputs;  // run-time inputs compiled in as constants (bind_inputs.h)
   double ms = 0;
 };
 
@@ -36,6 +38,8 @@ struct RunnerOptions {
   Tolerance tolerance;
   bool isolateCompile = true;
   int compileTimeoutSeconds = 120;
+  // Inputs mgc needs as constants are bound from the test data (bind_inputs.h).
+  bool bindConstantInputs = true;
 };
 
 class Runner {
@@ -46,6 +50,7 @@ class Runner {
 
  private:
   void execute(const TestCase& test, TestResult* r);
+  CompileOutcome compile(const TestCase& test, TestResult* r);
   mgrt_context* ctx_;
   RunnerOptions opts_;
 };
