@@ -45,13 +45,14 @@ std::string writeTrace(const std::string& path, const std::string& title, const 
   using nlohmann::ordered_json;
   ordered_json events = ordered_json::array();
   events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", title}}}});
-  events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 1}, {"name", "thread_name"}, {"args", {{"name", "GPU dispatches"}}}});
+  events.push_back(
+      {{"ph", "M"}, {"pid", 1}, {"tid", 1}, {"name", "thread_name"}, {"args", {{"name", "GPU dispatches"}}}});
   for (size_t i = 0; i < r.size(); ++i) {
     const DispatchRecord& d = r[i];
     const uint64_t ns = d.endNs - d.startNs;
-    ordered_json args = {{"index", i},          {"node", d.node},   {"kernel", d.kernel}, {"variant", d.variant},
-                         {"shape", d.shape},    {"flops", d.flops}, {"bytes", d.bytes},   {"barrier", d.barrier},
-                         {"gpu_us", double(ns) * 1e-3}};
+    ordered_json args = {{"index", i},           {"node", d.node},       {"kernel", d.kernel},
+                         {"variant", d.variant}, {"shape", d.shape},     {"flops", d.flops},
+                         {"bytes", d.bytes},     {"barrier", d.barrier}, {"gpu_us", double(ns) * 1e-3}};
     if (ns > 0 && d.flops) args["TFLOP/s"] = double(d.flops) / double(ns) * 1e-3;
     if (ns > 0 && d.bytes) args["GB/s"] = double(d.bytes) / double(ns);
     // Trace-event times are microseconds; fractions keep the ns.

@@ -23,8 +23,7 @@ mgrt_status mgrt_session_set_profiling(mgrt_session* s, int enable) {
     const bool on = enable != 0;
     if (on == s->profiling) return MGRT_OK;
     if (on && !be->caps().timestamps)
-      return fail(MGRT_UNSUPPORTED,
-                  "profiling needs GPU timestamps, which the compute queue of %s does not have",
+      return fail(MGRT_UNSUPPORTED, "profiling needs GPU timestamps, which the compute queue of %s does not have",
                   be->caps().name.c_str());
     if (be->lost()) return fail(MGRT_DEVICE_ERROR, "mgrt_session_set_profiling: the GPU device was lost earlier");
     const int before = be->validationMessages();

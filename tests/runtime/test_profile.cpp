@@ -2,7 +2,6 @@
 // record per dispatch, ordered GPU times, the bundle's names and estimates,
 // results unchanged, and nothing recorded while profiling is off.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "tests/runtime/test_bundles.h"
@@ -44,9 +43,9 @@ TEST_CASE("a profiled run gives one record per dispatch, in order", "[runtime][p
 
   const mgrt_status st = mgrt_session_set_profiling(s, 1);
   INFO(mgrt_last_error());
-  REQUIRE(st == MGRT_OK);  // lavapipe and every GPU we run on have timestamps
+  REQUIRE(st == MGRT_OK);                     // lavapipe and every GPU we run on have timestamps
   CHECK(mgrt_session_profile_count(s) == 0);  // nothing ran since
-  for (int run = 0; run < 2; ++run) {  // each run replaces the records
+  for (int run = 0; run < 2; ++run) {         // each run replaces the records
     runOnce(s, n, &profiled);
     CHECK(profiled == plain);
     REQUIRE(mgrt_session_profile_count(s) == 2);
