@@ -170,6 +170,9 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     d.node = p.node;
     for (int i = 0; i < 3; ++i) d.groups[i] = p.groups[i];
     d.items = p.items;
+    d.shape = p.shape;  // profiling metadata (kernels/cost.h)
+    d.flops = p.flops;
+    d.bytes = p.bytes;
     DispatchAccess acc;
     for (size_t b = 0; b < p.bindings.size(); ++b) {
       mgb::RangeEntry r = rangeOf(p.bindings[b], p.node);

@@ -32,7 +32,8 @@ flatbuffers::Offset<Dispatch> buildDispatch(flatbuffers::FlatBufferBuilder& fbb,
   for (const RangeEntry& r : d.bindings) ranges.emplace_back(r.arena, r.offset, r.size);
   std::vector<uint32_t> groups(d.groups, d.groups + 3);
   return CreateDispatchDirect(fbb, d.kernel, &d.params, &ranges, &groups, d.barrier,
-                              d.node.c_str(), d.items);
+                              d.node.c_str(), d.items,
+                              d.shape.empty() ? nullptr : d.shape.c_str(), d.flops, d.bytes);
 }
 
 std::vector<uint8_t> buildManifest(const BundleSpec& spec) {

@@ -53,6 +53,9 @@ struct DispatchEntry {
   uint64_t items = 0;  // > 0: groups derive from the chosen variant's local size
   bool barrier = true;
   std::string node;
+  // Profiling metadata (kernels/cost.h): output shape text, estimates.
+  std::string shape;
+  uint64_t flops = 0, bytes = 0;
 };
 
 struct EntryPointEntry {

@@ -2,6 +2,7 @@
 // build error here until it has a lowering).
 #include "kernels/lower.h"
 
+#include "kernels/cost.h"
 #include "kernels/lower_common.h"
 
 namespace mgc {
@@ -10,8 +11,9 @@ using namespace kern;
 
 bool isAliasOp(const Node& n) { return n.op == Op::Reshape || n.op == Op::Identity; }
 
-std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
-  if (n.outputs.size() != 1) fail(n, "expects exactly one output");
+namespace {
+
+std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
   switch (n.op) {
     case Op::Identity: return {};  // alias: the output shares the input's storage
     case Op::Reshape: return {};   // alias
@@ -58,6 +60,15 @@ std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
       return lowerFusedEltwise(g, n);
   }
   fail(n, "unknown op");
+}
+
+}  // namespace
+
+std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
+  if (n.outputs.size() != 1) fail(n, "expects exactly one output");
+  std::vector<DispatchPlan> plans = lowerOp(g, n);
+  for (DispatchPlan& d : plans) estimateCost(g, n, d);
+  return plans;
 }
 
 }  // namespace mgc

@@ -21,6 +21,9 @@ struct DispatchPlan {
   // The last `numWritten` bindings are written by the dispatch; the others
   // are only read. The scheduler places barriers from this.
   uint32_t numWritten = 1;
+  // Profiling metadata, filled by lowerNode (kernels/cost.h).
+  uint64_t flops = 0, bytes = 0;
+  std::string shape;  // the node's output type, "f32[1,64,32,32]"
 };
 
 // True for ops that need no dispatch: the output is the input's storage

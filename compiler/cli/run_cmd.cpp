@@ -1,6 +1,7 @@
-// mgc run BUNDLE.mgb --input NAME=FILE.npy ... [--output-dir DIR]
+// mgc run BUNDLE.mgb --input NAME=FILE.npy ... [--output-dir DIR] [--profile FILE]
 // Loads the bundle through libmgrt's C API, runs it, writes each output as
-// DIR/<name>.npy, and prints the device and the run time.
+// DIR/<name>.npy, and prints the device and the run time; with --profile,
+// a trace of the last run and its top kernels (profile.h).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <iterator>
 
 #include "compiler/cli/commands.h"
+#include "compiler/cli/profile.h"
 #include "compiler/cli/runner.h"
 
 namespace mgc {
@@ -32,7 +34,11 @@ int report(const RunnerError& e) {
 
 int runMain(int argc, char** argv) {
   CLI::App app{"Run a .mgb bundle with libmgrt", "mgc run"};
+<<<<<<< HEAD
   std::string path, outDir, entry = "infer";
+=======
+  std::string path, outDir, profile;
+>>>>>>> profiler
   std::vector<std::string> inputSpecs;
   int device = -1, iterations = 1, warmup = 0;
   bool validation = false;
@@ -43,7 +49,11 @@ int runMain(int argc, char** argv) {
   app.add_option("--iterations", iterations, "timed runs (the median is printed)")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", warmup, "untimed runs before timing")->check(CLI::Range(0, 100000));
   app.add_flag("--validation", validation, "enable the Vulkan validation layer");
+<<<<<<< HEAD
   app.add_option("--entry", entry, "entry point to run (default infer; train_step runs training steps)");
+=======
+  app.add_option("--profile", profile, "write a Chrome/Perfetto trace of the last run here and print its top kernels");
+>>>>>>> profiler
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -62,7 +72,14 @@ int runMain(int argc, char** argv) {
   }
 
   Runner runner;
+<<<<<<< HEAD
   if (RunnerError e = runner.open(bundle, path, device, validation, entry); e.exitCode) return report(e);
+=======
+  if (RunnerError e = runner.open(bundle, path, device, validation); e.exitCode) return report(e);
+  if (!profile.empty())
+    if (std::string e = enableProfiling(runner.session()); !e.empty())
+      return report({kExitDevice, "--profile: " + e + "; no trace written"});
+>>>>>>> profiler
 
   std::vector<std::string> given;
   for (const std::string& spec : inputSpecs) {
@@ -110,6 +127,10 @@ int runMain(int argc, char** argv) {
     if (!mgb::npy::writeFile(file, out, &err)) return report({kExitIo, file + ": " + err});
     std::printf(" -> %s\n", file.c_str());
   }
+  if (!profile.empty())
+    if (std::string e = reportProfile(runner.session(), profile, "mgc run " + path + " on " + runner.deviceName());
+        !e.empty())
+      return report({kExitIo, "--profile: " + e});
   if (validation && runner.validationMessages() > 0)
     return report({kExitDevice, std::to_string(runner.validationMessages()) + " Vulkan validation messages"});
   return kExitOk;

@@ -37,6 +37,7 @@ class Runner {
   std::string deviceName() const;
   double gpuMs() const;
   int validationMessages() const;
+  mgrt_session* session() const { return session_; }
 
  private:
   RunnerError fail(mgrt_status s, const std::string& what) const;

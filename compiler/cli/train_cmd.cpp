@@ -1,13 +1,16 @@
 // mgc train BUNDLE.mgb (--dataset NAME|DIR | --data NAME=FILE.npy ...) [--epochs N]
 //   [--steps N] [--batch N] [--checkpoint FILE] [--resume] [--no-shuffle] [--seed N]
-//   [--log FILE.csv] [--test-data NAME=FILE.npy ... --test-labels FILE.npy]
+//   [--log FILE.csv] [--test-data NAME=FILE.npy ... --test-labels FILE.npy] [--profile FILE]
 // Trains a bundle made by `mgc compile --train` on the device (docs/cli.md).
+// --profile: every step is timed per dispatch; the trace and the top-kernels
+// table are of the last step, which runs warm (the first pays for caches).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
 #include "compiler/cli/commands.h"
+#include "compiler/cli/profile.h"
 #include "compiler/cli/trainer.h"
 #include "formats/idx.h"
 #include "formats/npy.h"
@@ -79,7 +82,7 @@ std::string npyColumns(const std::vector<std::string>& specs, const std::vector<
 
 int trainMain(int argc, char** argv) {
   CLI::App app{"Train a bundle made by `mgc compile --train`", "mgc train"};
-  std::string path, dataset, checkpoint, logCsv, testLabels;
+  std::string path, dataset, checkpoint, logCsv, testLabels, profile;
   std::vector<std::string> dataSpecs, testSpecs;
   int epochs = 1, device = -1;
   int64_t steps = -1, batch = 0, testLimit = -1;
@@ -101,6 +104,7 @@ int trainMain(int argc, char** argv) {
   app.add_option("--log", logCsv, "write step,epoch,loss,accuracy of every step as CSV");
   app.add_option("--device", device, "Vulkan device index (default: env MGRT_DEVICE, else the first discrete GPU)");
   app.add_flag("-q,--quiet", quiet, "no progress line");
+  app.add_option("--profile", profile, "write a Chrome/Perfetto trace of the last train step here and print its top kernels");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -149,6 +153,9 @@ int trainMain(int argc, char** argv) {
                            reinterpret_cast<const int64_t*>(a.data.data()) + test.rows);
   }
 
+  if (!profile.empty())
+    if (std::string e = enableProfiling(t.trainSession()); !e.empty())
+      return report(kExitDevice, "--profile: " + e + "; no trace written");
   std::printf("device: %s\n", t.deviceName().c_str());
   std::printf("training %s: %lld samples, batch %lld, %d epoch(s)\n", path.c_str(), (long long)train.rows,
               (long long)t.batch(), epochs);
@@ -167,6 +174,13 @@ int trainMain(int argc, char** argv) {
               (long long)r.globalStep, r.lastLoss, r.samplesPerSecond);
   if (r.lastEpochAccuracy >= 0) std::printf("training accuracy (last epoch): %.2f%%\n", 100 * r.lastEpochAccuracy);
   if (!checkpoint.empty()) std::printf("checkpoint: %s\n", checkpoint.c_str());
+  if (!profile.empty()) {
+    if (r.steps == 0) return report(kExitUsage, "--profile: no train step ran; no trace written");
+    if (std::string e = reportProfile(t.trainSession(), profile,
+                                      "mgc train " + path + " (last step) on " + t.deviceName());
+        !e.empty())
+      return report(kExitIo, "--profile: " + e);
+  }
   if (test.rows > 0) {
     double acc = 0;
     if (std::string e = t.evaluate(test, testLabelValues, &acc, &code); !e.empty()) return report(code, e);

@@ -69,6 +69,7 @@ class Trainer {
   std::string evaluate(const Samples& data, const std::vector<int64_t>& labels, double* accuracy, int* exitCode);
 
   mgrt_model* model() const { return model_; }
+  mgrt_session* trainSession() const { return trainSession_; }
 
  private:
   std::string fail(mgrt_status s, const std::string& what, int* exitCode) const;

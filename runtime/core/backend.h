@@ -75,11 +75,14 @@ struct RecordedDispatch {
 // The work of one run, recorded once and replayed: copy inputs (staging →
 // arenas), run the dispatches in order, copy outputs (arenas → staging).
 // A run's memory effects are complete when wait() returns; the next replay
-// sees them. Timestamps, where supported, bracket the dispatches.
+// sees them. Timestamps, where supported, bracket the dispatches; with
+// timeEachDispatch (profiling, caps().timestamps only) one more follows
+// each dispatch.
 struct WorkList {
   std::vector<BufferCopy> inputCopies;
   std::vector<RecordedDispatch> dispatches;
   std::vector<BufferCopy> outputCopies;
+  bool timeEachDispatch = false;
 };
 
 // Host ↔ device transfers for load-time and between-run work, never per run.
@@ -133,6 +136,10 @@ class Backend {
   virtual mgrt_status submit(Recording* r, const char* what) = 0;
   virtual mgrt_status wait(Recording* r, const char* what) = 0;
   virtual double gpuMilliseconds(Recording* r) = 0;
+  // For a recording made with timeEachDispatch, after a completed run:
+  // dispatches + 1 GPU times in ns since the first (before dispatch 0,
+  // then after each dispatch). Dispatch i ran within [ns[i], ns[i+1]].
+  virtual mgrt_status dispatchTimes(Recording* r, std::vector<uint64_t>* ns) = 0;
 };
 
 // The backends compiled into libmgrt (one folder each under runtime/).

@@ -35,9 +35,15 @@ struct mgrt_session {
   mgrt::Recording* recording = nullptr;
   double lastGpuMs = -1.0;
   bool hasRun = false;
+  bool profiling = false;            // recorded with a timestamp after each dispatch
+  std::vector<uint64_t> profileNs;   // of the last run: dispatches + 1 times (Backend::dispatchTimes)
 };
 
 namespace mgrt {
+// (Re-)records the session's work (session.cpp), with per-dispatch
+// timestamps when s->profiling; the previous recording is destroyed.
+mgrt_status recordSession(mgrt_session* s);
+
 // The buffer holding arena `i` for this session: the model's weights, the
 // model's State arenas, or the session's own.
 inline Buffer* arenaBuffer(const mgrt_session* s, uint32_t i) {

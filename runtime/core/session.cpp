@@ -36,6 +36,7 @@ WorkList makeWork(const mgrt_session* s) {
     r.barrier = d.barrier;
     w.dispatches.push_back(std::move(r));
   }
+  w.timeEachDispatch = s->profiling;
   return w;
 }
 
@@ -53,7 +54,7 @@ mgrt_status buildSession(mgrt_session* s, uint32_t entryIndex) {
   MGRT_TRY(be->zero(clear, "clearing session arenas"));
   MGRT_TRY(be->createBuffer(s->plan.stagingSize, MemoryUse::HostStaging, "staging buffer", &s->staging));
   s->stagingBytes = static_cast<uint8_t*>(be->mapped(s->staging));
-  return be->record(makeWork(s), &s->recording);
+  return recordSession(s);
 }
 
 mgrt_status describe(const std::vector<TensorPlan>& ios, int i, mgrt_tensor_info* out, const char* fn) {
@@ -70,6 +71,14 @@ mgrt_status describe(const std::vector<TensorPlan>& ios, int i, mgrt_tensor_info
 }
 
 }  // namespace
+
+mgrt_status mgrt::recordSession(mgrt_session* s) {
+  Backend* be = s->model->backend;
+  be->destroyRecording(s->recording);
+  s->recording = nullptr;
+  s->profileNs.clear();
+  return be->record(makeWork(s), &s->recording);
+}
 
 mgrt_status mgrt_session_create(mgrt_model* m, const char* entryPoint, mgrt_session** out) {
   MGRT_API_GUARD({

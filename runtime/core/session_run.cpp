@@ -58,10 +58,12 @@ mgrt_status mgrt_session_run(mgrt_session* s) {
     Backend* be = s->model->backend;
     const int before = be->validationMessages();
     s->lastGpuMs = -1.0;
+    s->profileNs.clear();
     MGRT_TRY(be->submit(s->recording, "mgrt_session_run"));
     MGRT_TRY(be->wait(s->recording, "mgrt_session_run"));
     s->lastGpuMs = be->gpuMilliseconds(s->recording);
     s->hasRun = true;
+    if (s->profiling) MGRT_TRY(be->dispatchTimes(s->recording, &s->profileNs));
     return be->checkValidation(before, "mgrt_session_run");
   })
 }

@@ -15,6 +15,9 @@ namespace {
 
 typedef unsigned long long ull;
 
+// Dispatch.shape's bound (mgb.fbs).
+constexpr uint32_t kMaxShapeText = 256;
+
 mgrt_status bad(const std::string& where, const std::string& what) {
   return failMessage(MGRT_INVALID_BUNDLE, where + ": " + what);
 }
@@ -132,6 +135,8 @@ mgrt_status checkDispatch(const mgb::Bundle& b, const mgb::Dispatch& d, const st
       return failMessage(MGRT_UNSUPPORTED, at + format(": %llu bytes exceed the device's maxStorageBufferRange %llu",
                                                       (ull)r->size(), (ull)lim.maxStorageBufferRange));
   }
+  if (d.shape() && d.shape()->size() > kMaxShapeText)  // profiling metadata, shown to users
+    return bad(where, format("shape text is %u bytes, more than %u", d.shape()->size(), kMaxShapeText));
   if (!d.groups() || d.groups()->size() != 3) return bad(where, "groups must have 3 entries");
   uint32_t groups[3];
   MGRT_TRY(dispatchGroups(k, variants[d.kernel()], d, where, groups));

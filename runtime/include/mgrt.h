@@ -140,6 +140,32 @@ mgrt_status mgrt_session_get_output(mgrt_session* s, const char* name, void* dat
 /* GPU time of the last run in milliseconds (timestamp queries), or < 0 if unknown. */
 double mgrt_session_last_gpu_ms(const mgrt_session* s);
 
+/* Profiling: the GPU time of every dispatch of a run. Off by default, and
+ * then costs nothing. Turning it on (or off) re-records the session's
+ * commands, with a GPU timestamp after each dispatch; it fails with
+ * MGRT_UNSUPPORTED, and the session stays as it was, if the device's
+ * compute queue has no timestamps. Each run then replaces the records. */
+mgrt_status mgrt_session_set_profiling(mgrt_session* s, int enable);
+
+/* One dispatch of the last profiled run. Strings are owned by the model;
+ * the estimates come from the compiler (0 / "" when the bundle has none). */
+typedef struct mgrt_dispatch_profile {
+  const char* kernel;   /* kernel family, e.g. "conv2d" */
+  const char* variant;  /* the variant this device runs, e.g. "portable" */
+  const char* node;     /* the IR node it computes */
+  const char* shape;    /* the node's output, e.g. "f32[1,64,32,32]" */
+  uint64_t start_ns;    /* GPU time since the run's first dispatch began */
+  uint64_t end_ns;      /* >= start_ns; the next dispatch starts here */
+  uint64_t flops;       /* estimated arithmetic operations */
+  uint64_t bytes;       /* estimated bytes read + written */
+  int barrier;          /* a full barrier waits for earlier dispatches first */
+} mgrt_dispatch_profile;
+
+/* Records of the last run, one per dispatch in execution order; 0 when
+ * profiling is off or nothing has run since it was turned on. */
+int mgrt_session_profile_count(const mgrt_session* s);
+mgrt_status mgrt_session_profile_get(const mgrt_session* s, int i, mgrt_dispatch_profile* out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -106,6 +106,9 @@ class VulkanBackend final : public Backend {
   double gpuMilliseconds(mgrt::Recording* r) override {
     return recordedMilliseconds(&device, static_cast<Recording*>(r));
   }
+  mgrt_status dispatchTimes(mgrt::Recording* r, std::vector<uint64_t>* ns) override {
+    return recordedDispatchTimes(&device, static_cast<Recording*>(r), ns);
+  }
 };
 
 }  // namespace

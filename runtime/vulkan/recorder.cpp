@@ -82,7 +82,7 @@ void copy(Device* d, VkCommandBuffer cmd, const BufferCopy& c) {
 void recordCommands(Device* d, const WorkList& plan, const std::vector<VkDescriptorSet>& sets,
                     Recording* out) {
   VkCommandBuffer cmd = out->cmd;
-  if (out->timestamps) d->fn.vkCmdResetQueryPool(cmd, out->timestamps, 0, 2);
+  if (out->timestamps) d->fn.vkCmdResetQueryPool(cmd, out->timestamps, 0, out->queryCount);
   // Everything the previous run did is finished before this run touches memory.
   barrier(d, cmd, kXferCompute, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
           kXferCompute, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | kShaderRW);
@@ -107,9 +107,13 @@ void recordCommands(Device* d, const WorkList& plan, const std::vector<VkDescrip
     d->fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1,
                                   &sets[i], 0, nullptr);
     d->fn.vkCmdDispatch(cmd, p.groups[0], p.groups[1], p.groups[2]);
+    // Bottom of pipe: written once everything before it has finished, so
+    // dispatch i's slice ends when it (and any overlapping one) is done.
+    if (out->timeEachDispatch)
+      d->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, out->timestamps, uint32_t(i) + 1);
   }
 
-  if (out->timestamps)
+  if (out->timestamps && !out->timeEachDispatch)
     d->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, out->timestamps, 1);
   barrier(d, cmd, kXferCompute, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
@@ -145,13 +149,22 @@ mgrt_status recordWork(Device* d, const WorkList& plan, Recording* out) {
     out->fence = VK_NULL_HANDLE;
     return vkFail(d, r, "vkCreateFence");
   }
-  if (d->timestampValidBits > 0 && d->props.limits.timestampPeriod > 0) {
+  out->timeEachDispatch = plan.timeEachDispatch;
+  if (plan.timeEachDispatch && !d->caps.timestamps)
+    return failMessage(MGRT_UNSUPPORTED, "profiling needs GPU timestamps, which the compute queue of " +
+                                             d->caps.name + " does not have (timestampValidBits = 0)");
+  if (d->caps.timestamps) {
     VkQueryPoolCreateInfo q{};
     q.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
     q.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    q.queryCount = 2;
-    if (d->fn.vkCreateQueryPool(d->device, &q, nullptr, &out->timestamps) != VK_SUCCESS)
-      out->timestamps = VK_NULL_HANDLE;  // timing is optional
+    q.queryCount = plan.timeEachDispatch ? uint32_t(plan.dispatches.size()) + 1 : 2;
+    r = d->fn.vkCreateQueryPool(d->device, &q, nullptr, &out->timestamps);
+    if (r != VK_SUCCESS) {
+      out->timestamps = VK_NULL_HANDLE;
+      if (plan.timeEachDispatch) return vkFail(d, r, "vkCreateQueryPool (profiling)");
+    } else {
+      out->queryCount = q.queryCount;  // plain timing is optional; profiling is not
+    }
   }
 
   VkCommandBufferBeginInfo begin{};
@@ -183,16 +196,42 @@ mgrt_status waitRecording(Device* d, Recording* r, const char* what) {
   return MGRT_OK;
 }
 
+namespace {
+
+// The recording's timestamps, in ticks since the first: only the low
+// timestampValidBits bits are meaningful, so differences wrap at that width.
+VkResult readTicks(Device* d, Recording* r, std::vector<uint64_t>* ticks) {
+  ticks->assign(r->queryCount, 0);
+  const VkResult q =
+      d->fn.vkGetQueryPoolResults(d->device, r->timestamps, 0, r->queryCount, ticks->size() * sizeof(uint64_t),
+                                  ticks->data(), sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (q != VK_SUCCESS) return q;
+  const uint64_t mask = d->timestampValidBits >= 64 ? ~0ull : ((1ull << d->timestampValidBits) - 1);
+  const uint64_t first = (*ticks)[0] & mask;
+  for (uint64_t& t : *ticks) t = ((t & mask) - first) & mask;
+  return VK_SUCCESS;
+}
+
+}  // namespace
+
 double recordedMilliseconds(Device* d, Recording* r) {
   // Before a run completed, the queries hold nothing and waiting on them would hang.
   if (!r->timestamps || !r->completed) return -1.0;
-  uint64_t ticks[2] = {0, 0};
-  const VkResult q = d->fn.vkGetQueryPoolResults(d->device, r->timestamps, 0, 2, sizeof ticks, ticks,
-                                                 sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-  if (q != VK_SUCCESS) return -1.0;
-  const uint64_t mask = d->timestampValidBits >= 64 ? ~0ull : ((1ull << d->timestampValidBits) - 1);
-  const uint64_t delta = ((ticks[1] & mask) - (ticks[0] & mask)) & mask;
-  return double(delta) * double(d->props.limits.timestampPeriod) * 1e-6;
+  std::vector<uint64_t> ticks;
+  if (readTicks(d, r, &ticks) != VK_SUCCESS) return -1.0;
+  return double(ticks.back()) * double(d->props.limits.timestampPeriod) * 1e-6;
+}
+
+mgrt_status recordedDispatchTimes(Device* d, Recording* r, std::vector<uint64_t>* ns) {
+  ns->clear();
+  if (!r->timeEachDispatch || !r->timestamps || !r->completed)
+    return fail(MGRT_INVALID_ARGUMENT, "no profiled run to read");
+  std::vector<uint64_t> ticks;
+  const VkResult q = readTicks(d, r, &ticks);
+  if (q != VK_SUCCESS) return vkFail(d, q, "vkGetQueryPoolResults (profiling)");
+  const double period = double(d->props.limits.timestampPeriod);
+  for (uint64_t t : ticks) ns->push_back(uint64_t(double(t) * period + 0.5));
+  return MGRT_OK;
 }
 
 }  // namespace vk

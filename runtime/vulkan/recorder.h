@@ -15,7 +15,11 @@ struct Recording : mgrt::Recording {
   VkCommandPool commandPool = VK_NULL_HANDLE;
   VkCommandBuffer cmd = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
-  VkQueryPool timestamps = VK_NULL_HANDLE;  // 2 queries around the dispatches
+  // Queries around the dispatches: 2 (before the first, after the last),
+  // or, profiling, dispatches + 1 (before the first, after each).
+  VkQueryPool timestamps = VK_NULL_HANDLE;
+  uint32_t queryCount = 0;
+  bool timeEachDispatch = false;
   bool completed = false;                   // a submission finished since the last submit: queries hold results
 };
 
@@ -26,6 +30,9 @@ mgrt_status submitRecording(Device* d, Recording* r, const char* what);
 mgrt_status waitRecording(Device* d, Recording* r, const char* what);
 // Dispatch time of the last completed run from timestamps, or -1.
 double recordedMilliseconds(Device* d, Recording* r);
+// Profiling: every timestamp of the last completed run in ns since the
+// first (WorkList::timeEachDispatch).
+mgrt_status recordedDispatchTimes(Device* d, Recording* r, std::vector<uint64_t>* ns);
 
 }  // namespace vk
 }  // namespace mgrt

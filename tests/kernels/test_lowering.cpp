@@ -223,3 +223,41 @@ TEST_CASE("device dtypes are 32-bit words") {
   CHECK(deviceDType(DType::U8) == DType::I32);
   CHECK(deviceDType(DType::BF16) == DType::F32);
 }
+
+TEST_CASE("dispatches carry cost estimates and the output shape for profiles") {
+  Graph g;
+  ValueId a = g.addInput("a", {DType::F32, {2, 1, 5, 7}}), b = g.addInput("b", {DType::F32, {3, 7, 6}});
+  g.addNode(Op::MatMul, "mm", {a, b});
+  std::vector<DispatchPlan> mm = lowerNode(g, g.nodes[0]);
+  REQUIRE(mm.size() == 1);
+  CHECK(mm[0].flops == 2ull * (2 * 3) * 5 * 6 * 7);  // 2·B·M·N·K
+  CHECK(mm[0].bytes == 4ull * (70 + 126 + 2 * 3 * 5 * 6));
+  CHECK(mm[0].shape == "f32[2,3,5,6]");
+
+  // Split-K conv: the GEMM dispatch does 2·N·M·Ho·Wo·(C/g)·kh·kw; zeroing
+  // and the finish pass one op per output element.
+  Graph c;
+  ValueId x = c.addInput("x", {DType::F32, {1, 512, 7, 7}}), w = c.addInput("w", {DType::F32, {512, 512, 3, 3}});
+  c.addNode(Op::Conv, "c", {x, w}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  std::vector<DispatchPlan> conv = lowerNode(c, c.nodes[0]);
+  REQUIRE(conv.size() == 3);
+  CHECK(conv[1].flops == 2ull * 1 * 512 * 7 * 7 * 512 * 3 * 3);
+  CHECK(conv[0].flops == 512ull * 49);
+  CHECK(conv[2].flops == 512ull * 49);
+  CHECK(conv[1].bytes == 4ull * (512 * 49 + 512 * 512 * 9 + 512 * 49));  // x, w, y
+  for (const DispatchPlan& d : conv) CHECK(d.shape == "f32[1,512,7,7]");
+
+  // Elementwise: one op per element; a transpose only moves bytes.
+  Graph e;
+  ValueId v = e.addInput("v", {DType::F32, {3, 4}});
+  NodeId relu0 = e.addNode(Op::Relu, "relu", {v});
+  e.addNode(Op::Transpose, "t", {e.nodes[size_t(relu0)].outputs[0]}, {{"perm", std::vector<int64_t>{1, 0}}});
+  std::vector<DispatchPlan> relu = lowerNode(e, e.nodes[0]), t = lowerNode(e, e.nodes[1]);
+  REQUIRE(relu.size() == 1);
+  REQUIRE(t.size() == 1);
+  CHECK(relu[0].flops == 12);
+  CHECK(relu[0].bytes == 96);
+  CHECK(t[0].flops == 0);
+  CHECK(t[0].bytes == 96);
+  CHECK(t[0].shape == "f32[4,3]");
+}

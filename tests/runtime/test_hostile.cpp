@@ -152,6 +152,8 @@ TEST_CASE("semantic errors are refused with a message naming the culprit", "[run
                  MGRT_INVALID_BUNDLE, "kernel 5 does not exist");
   expectRejected([](S& s) { s.entryPoints[0].dispatches[0].groups[1] = 0; },
                  MGRT_INVALID_BUNDLE, "groups[1] is 0");
+  expectRejected([](S& s) { s.entryPoints[0].dispatches[0].shape = std::string(257, 'x'); },
+                 MGRT_INVALID_BUNDLE, "dispatch 0 (node 'add1'): shape text is 257 bytes, more than 256");
   expectRejected([](S& s) { s.entryPoints[0].dispatches[0].groups[0] = 0xffffffffu; },
                  MGRT_UNSUPPORTED, "groups[0] = 4294967295 exceeds the device limit");
   expectRejected([](S& s) { s.kernels[0].variants[0].localSize[0] = 32; },
