@@ -34,11 +34,7 @@ int report(const RunnerError& e) {
 
 int runMain(int argc, char** argv) {
   CLI::App app{"Run a .mgb bundle with libmgrt", "mgc run"};
-<<<<<<< HEAD
-  std::string path, outDir, entry = "infer";
-=======
-  std::string path, outDir, profile;
->>>>>>> profiler
+  std::string path, outDir, profile, entry = "infer";
   std::vector<std::string> inputSpecs;
   int device = -1, iterations = 1, warmup = 0;
   bool validation = false;
@@ -49,11 +45,8 @@ int runMain(int argc, char** argv) {
   app.add_option("--iterations", iterations, "timed runs (the median is printed)")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", warmup, "untimed runs before timing")->check(CLI::Range(0, 100000));
   app.add_flag("--validation", validation, "enable the Vulkan validation layer");
-<<<<<<< HEAD
   app.add_option("--entry", entry, "entry point to run (default infer; train_step runs training steps)");
-=======
   app.add_option("--profile", profile, "write a Chrome/Perfetto trace of the last run here and print its top kernels");
->>>>>>> profiler
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -72,14 +65,10 @@ int runMain(int argc, char** argv) {
   }
 
   Runner runner;
-<<<<<<< HEAD
   if (RunnerError e = runner.open(bundle, path, device, validation, entry); e.exitCode) return report(e);
-=======
-  if (RunnerError e = runner.open(bundle, path, device, validation); e.exitCode) return report(e);
   if (!profile.empty())
     if (std::string e = enableProfiling(runner.session()); !e.empty())
       return report({kExitDevice, "--profile: " + e + "; no trace written"});
->>>>>>> profiler
 
   std::vector<std::string> given;
   for (const std::string& spec : inputSpecs) {
