@@ -24,7 +24,10 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   // Each returns an empty optional-like error (exitCode 0) on success.
-  RunnerError open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation);
+  // pipelineCacheDir: keep the driver's compiled pipelines in
+  // DIR/<device name>.mgpc between runs (empty: no cache).
+  RunnerError open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation,
+                   const std::string& pipelineCacheDir = "");
   RunnerError setInput(const std::string& name, const mgb::npy::Array& a, const std::string& from);
   RunnerError run(double* wallMs);
   RunnerError output(int i, std::string* name, mgb::npy::Array* out);
@@ -34,6 +37,11 @@ class Runner {
   std::string deviceName() const;
   double gpuMs() const;
   int validationMessages() const;
+  // Model load + session creation in open(), and what the pipeline cache did
+  // then ("off", "empty", "loaded", "ignored") with its note, if any.
+  double openMs() const { return openMs_; }
+  std::string pipelineCacheState() const;
+  std::string pipelineCacheNote() const { return cacheNote_; }
 
  private:
   RunnerError fail(mgrt_status s, const std::string& what) const;
@@ -41,6 +49,8 @@ class Runner {
   mgrt_model* model_ = nullptr;
   mgrt_session* session_ = nullptr;
   std::string source_;
+  double openMs_ = 0;
+  std::string cacheNote_;
 };
 
 std::string describe(mgrt_dtype t, const int64_t* shape, int rank);
