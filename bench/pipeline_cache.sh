@@ -5,7 +5,13 @@
 # --no-pipeline-cache, warm with a cache folder that one earlier launch
 # filled. Each launch is a fresh process, as an app start is. Prints a
 # markdown table row per bundle (and the cache file size).
+# Drivers keep on-disk shader caches of their own (Mesa:
+# ~/.cache/mesa_shader_cache, NVIDIA: ~/.cache/nvidia/GLCache), which would
+# make "cold" launches warm: both are turned off here unless DRIVER_CACHE=1.
 set -euo pipefail
+if [[ ${DRIVER_CACHE:-0} != 1 ]]; then
+  export MESA_SHADER_CACHE_DISABLE=true __GL_SHADER_DISK_CACHE=0
+fi
 mgc=$1
 shift
 runs=${RUNS:-5}
