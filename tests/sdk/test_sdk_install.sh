@@ -54,8 +54,12 @@ cmake -S examples/c_app -B "$work/app-cmake" -G Ninja -DCMAKE_PREFIX_PATH="$P" \
 cmake --build "$work/app-cmake" >>"$work/app-cmake.log"
 check_app "$work/app-cmake/c_app" "$work/model.mgb"
 check_app "$work/app-cmake/c_app_static" "$work/model.mgb"
-! ldd "$work/app-cmake/c_app_static" | grep -q libmgrt || fail "c_app_static is linked to libmgrt.so"
-ldd "$work/app-cmake/c_app" | grep -q "$P/$lib/libmgrt.so" || fail "c_app does not use the installed libmgrt.so"
+# (ldd's output is captured first: `ldd | grep -q` under pipefail fails
+# whenever grep exits before ldd has written everything.)
+static_deps=$(ldd "$work/app-cmake/c_app_static")
+[[ $static_deps != *libmgrt* ]] || fail "c_app_static is linked to libmgrt.so: $static_deps"
+shared_deps=$(ldd "$work/app-cmake/c_app")
+[[ $shared_deps == *"$P/$lib/libmgrt.so"* ]] || fail "c_app does not use the installed libmgrt.so: $shared_deps"
 
 # pkg-config (mgrt.pc).
 PKG_CONFIG_PATH=$P/$lib/pkgconfig cmake -S examples/c_app -B "$work/app-pc" -G Ninja \
