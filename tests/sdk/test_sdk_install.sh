@@ -1,11 +1,14 @@
 #!/bin/bash
-# test_sdk_install.sh BUILD_DIR (run from the source root; see CMakeLists.txt).
+# test_sdk_install.sh BUILD_DIR [SANITIZE_FLAGS] (run from the source root;
+# see CMakeLists.txt). SANITIZE_FLAGS: what a sanitizer build of libmgrt
+# needs its users to compile and link with ("-fsanitize=address,undefined").
 # Installs BUILD_DIR to a staging prefix, moves it (the package must be
 # relocatable), checks what was installed and that libmgrt needs none of the
 # compiler's libraries, then builds examples/c_app against the prefix only
 # and checks its output on a bundle compiled by the installed mgc.
 set -euo pipefail
 build=$(cd "$1" && pwd)
+sanitize=${2:-}
 src=$(pwd)
 work=$build/sdk-test
 rm -rf "$work"
@@ -30,6 +33,7 @@ deps=$(ldd "$P/$lib/libmgrt.so" | awk '{print $1}' | sed 's|.*/||' | sort -u | t
 for d in $deps; do
   case $d in
     linux-vdso.so.* | ld-linux*.so.* | libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | libstdc++.so.* | libgcc_s.so.*) ;;
+    libasan.so.* | libubsan.so.*) [[ -n $sanitize ]] || fail "libmgrt.so needs $d in a build without sanitizers" ;;
     *) fail "libmgrt.so needs $d (all: $deps)" ;;
   esac
 done
@@ -50,7 +54,7 @@ expected a line: $expected"
 
 # find_package(mgrt): only the prefix is searched, never this source tree.
 cmake -S examples/c_app -B "$work/app-cmake" -G Ninja -DCMAKE_PREFIX_PATH="$P" \
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$work/app-cmake.log"
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_C_FLAGS="$sanitize" >"$work/app-cmake.log"
 cmake --build "$work/app-cmake" >>"$work/app-cmake.log"
 check_app "$work/app-cmake/c_app" "$work/model.mgb"
 check_app "$work/app-cmake/c_app_static" "$work/model.mgb"
@@ -63,7 +67,7 @@ shared_deps=$(ldd "$work/app-cmake/c_app")
 
 # pkg-config (mgrt.pc).
 PKG_CONFIG_PATH=$P/$lib/pkgconfig cmake -S examples/c_app -B "$work/app-pc" -G Ninja \
-  -DC_APP_USE_PKGCONFIG=ON >"$work/app-pc.log"
+  -DC_APP_USE_PKGCONFIG=ON -DCMAKE_C_FLAGS="$sanitize" >"$work/app-pc.log"
 cmake --build "$work/app-pc" >>"$work/app-pc.log"
 LD_LIBRARY_PATH=$P/$lib check_app "$work/app-pc/c_app" "$work/model.mgb"
 
