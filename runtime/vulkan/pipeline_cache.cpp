@@ -34,13 +34,13 @@ ReadResult readCacheFile(const std::string& path, std::vector<uint8_t>* out, std
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return ReadResult::Absent;
-    *why = std::string("cannot open: ") + std::strerror(errno);
+    *why = format("cannot open: %s", std::strerror(errno));
     return ReadResult::Unreadable;
   }
   struct stat st {};
   ReadResult r = ReadResult::Read;
   if (::fstat(fd, &st) != 0) {
-    *why = std::string("cannot stat: ") + std::strerror(errno);
+    *why = format("cannot stat: %s", std::strerror(errno));
     r = ReadResult::Unreadable;
   } else if (S_ISDIR(st.st_mode)) {
     *why = "is a folder, not a file";
@@ -112,14 +112,15 @@ mgrt_status openPipelineCache(Device* d, const char* path, PipelineCache* c) {
       break;
   }
   if (c->status.state == PipelineCacheState::Ignored)
-    c->status.note = "pipeline cache '" + c->path + "' ignored: " + why;
+    c->status.note = format("pipeline cache '%s' ignored: %s", c->path.c_str(), why.c_str());
 
   VkResult r = createCache(d, payload, payloadSize, &c->cache);
   if (r != VK_SUCCESS && payload) {
     // The driver refused data that passed every check (e.g. it changed its
     // format without changing pipelineCacheUUID): start empty instead.
     c->status.state = PipelineCacheState::Ignored;
-    c->status.note = "pipeline cache '" + c->path + "' ignored: the driver refused its data (" + resultName(r) + ")";
+    c->status.note =
+        format("pipeline cache '%s' ignored: the driver refused its data (%s)", c->path.c_str(), resultName(r));
     c->fileKnown = false;
     r = createCache(d, nullptr, 0, &c->cache);
   }
@@ -143,7 +144,7 @@ void savePipelineCache(Device* d, PipelineCache* c) {
   if (c->fileKnown && hash == c->fileHash && size == c->fileBytes) return;
   std::string err;
   if (!safetensors::writeFileAtomic(c->path, makePipelineCacheFile(keyOf(d), data.data(), data.size()), &err)) {
-    c->status.note = "pipeline cache not saved: " + err;
+    c->status.note = format("pipeline cache not saved: %s", err.c_str());
     return;
   }
   c->fileHash = hash;

@@ -39,10 +39,6 @@ bool refuse(std::string* why, const std::string& reason) {
   return false;
 }
 
-std::string describeDevice(uint32_t vendor, uint32_t device) {
-  return format("vendor 0x%04x, device 0x%04x", vendor, device);
-}
-
 }  // namespace
 
 bool checkPipelineCacheFile(const uint8_t* file, size_t size, const PipelineCacheKey& key,
@@ -67,8 +63,8 @@ bool checkPipelineCacheFile(const uint8_t* file, size_t size, const PipelineCach
 
   const uint32_t vendor = u32At(file, 8), device = u32At(file, 12), driver = u32At(file, 16);
   if (vendor != key.vendorId || device != key.deviceId)
-    return refuse(why, "written for another device (" + describeDevice(vendor, device) + "; this one is " +
-                           describeDevice(key.vendorId, key.deviceId) + ")");
+    return refuse(why, format("written for another device (vendor 0x%04x, device 0x%04x; this one is vendor "
+                              "0x%04x, device 0x%04x)", vendor, device, key.vendorId, key.deviceId));
   if (driver != key.driverVersion)
     return refuse(why, format("written by another driver version (0x%x; this one is 0x%x)", driver, key.driverVersion));
   if (std::memcmp(file + 20, key.uuid, 16) != 0)
@@ -86,7 +82,8 @@ bool checkPipelineCacheFile(const uint8_t* file, size_t size, const PipelineCach
   if (headerVersion != kVulkanCacheHeaderVersionOne)
     return refuse(why, format("driver header version %u, expected %u", headerVersion, kVulkanCacheHeaderVersionOne));
   if (u32At(data, 8) != key.vendorId || u32At(data, 12) != key.deviceId)
-    return refuse(why, "driver header names another device (" + describeDevice(u32At(data, 8), u32At(data, 12)) + ")");
+    return refuse(why, format("driver header names another device (vendor 0x%04x, device 0x%04x)", u32At(data, 8),
+                              u32At(data, 12)));
   if (std::memcmp(data + 16, key.uuid, 16) != 0) return refuse(why, "driver header names another pipelineCacheUUID");
   *payload = data;
   *payloadSize = dataSize;
