@@ -26,9 +26,9 @@ class RMSNorm(nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
-def rope_tables(t, head_dim, theta=10000.0):
-    inv = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim))
-    freqs = torch.outer(torch.arange(t, dtype=torch.float64), inv)
+def rope_tables(t, head_dim, device, theta=10000.0):
+    inv = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float64, device=device) / head_dim))
+    freqs = torch.outer(torch.arange(t, dtype=torch.float64, device=device), inv)
     emb = torch.cat([freqs, freqs], -1)
     return emb.cos(), emb.sin()
 
@@ -58,7 +58,7 @@ class LlamaAttention(nn.Module):
         k = self.k_proj(src).view(n, s, self.kv, self.hd).transpose(1, 2)
         v = self.v_proj(src).view(n, s, self.kv, self.hd).transpose(1, 2)
         if not self.cross:
-            cos, sin = rope_tables(t, self.hd)  # constants in the export (not parameters)
+            cos, sin = rope_tables(t, self.hd, x.device)  # constants in the export (not parameters)
             cos, sin = cos.to(x.dtype), sin.to(x.dtype)
             q = q * cos + rotate_half(q) * sin
             k = k * cos + rotate_half(k) * sin
@@ -67,7 +67,7 @@ class LlamaAttention(nn.Module):
         v = v[:, :, None].expand(n, self.kv, rep, s, self.hd).reshape(n, self.h, s, self.hd)
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.hd)
         if self.causal:
-            mask = torch.ones(t, s, dtype=torch.bool).triu(1)
+            mask = torch.ones(t, s, dtype=torch.bool, device=x.device).triu(1)
             scores = scores.masked_fill(mask, float("-inf"))
         y = torch.softmax(scores, -1) @ v
         return self.o_proj(y.transpose(1, 2).reshape(n, t, self.h * self.hd))
@@ -150,7 +150,7 @@ class WhisperEncoder(nn.Module):
     def forward(self, mel):
         x = F.gelu(self.conv1(mel))
         x = F.gelu(self.conv2(x)).transpose(1, 2)
-        x = x + self.positions.to(x.dtype)
+        x = x + self.positions.to(x.device, x.dtype)
         for b in self.blocks:
             x = b(x)
         return self.ln_post(x)

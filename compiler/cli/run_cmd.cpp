@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -25,6 +26,15 @@ std::string fileNameFor(const std::string& tensor) {
   return r;
 }
 
+// $XDG_CACHE_HOME/mgc, else $HOME/.cache/mgc, else none.
+std::string defaultPipelineCacheDir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/mgc";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::string(home) + "/.cache/mgc";
+  return "";
+}
+
 int report(const RunnerError& e) {
   std::fprintf(stderr, "mgc run: error: %s\n", e.message.c_str());
   return e.exitCode;
@@ -37,7 +47,8 @@ int runMain(int argc, char** argv) {
   std::string path, outDir, profile, entry = "infer";
   std::vector<std::string> inputSpecs;
   int device = -1, iterations = 1, warmup = 0;
-  bool validation = false;
+  bool validation = false, noCache = false;
+  std::string cacheDir = defaultPipelineCacheDir();
   app.add_option("bundle", path, "bundle file (.mgb)")->required();
   app.add_option("-i,--input", inputSpecs, "NAME=FILE.npy, once per model input");
   app.add_option("--output-dir", outDir, "write each output as DIR/<name>.npy");
@@ -47,6 +58,9 @@ int runMain(int argc, char** argv) {
   app.add_flag("--validation", validation, "enable the Vulkan validation layer");
   app.add_option("--entry", entry, "entry point to run (default infer; train_step runs training steps)");
   app.add_option("--profile", profile, "write a Chrome/Perfetto trace of the last run here and print its top kernels");
+  app.add_option("--pipeline-cache", cacheDir,
+                 "folder for compiled pipelines kept between runs (default: $XDG_CACHE_HOME/mgc, else ~/.cache/mgc)");
+  app.add_flag("--no-pipeline-cache", noCache, "compile every pipeline afresh; read and write no cache");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -65,10 +79,16 @@ int runMain(int argc, char** argv) {
   }
 
   Runner runner;
-  if (RunnerError e = runner.open(bundle, path, device, validation, entry); e.exitCode) return report(e);
+  if (RunnerError e = runner.open(bundle, path, device, validation, noCache ? "" : cacheDir, entry); e.exitCode)
+    return report(e);
   if (!profile.empty())
     if (std::string e = enableProfiling(runner.session()); !e.empty())
       return report({kExitDevice, "--profile: " + e + "; no trace written"});
+  // A default folder that cannot be made (a read-only home) is no news;
+  // anything else about the cache is.
+  const std::string note = runner.pipelineCacheNote();
+  if (!note.empty() && (app.count("--pipeline-cache") || runner.pipelineCacheState() != "off"))
+    std::fprintf(stderr, "mgc run: warning: %s\n", note.c_str());
 
   std::vector<std::string> given;
   for (const std::string& spec : inputSpecs) {
@@ -101,6 +121,8 @@ int runMain(int argc, char** argv) {
   std::sort(gpu.begin(), gpu.end());
 
   std::printf("device: %s\n", runner.deviceName().c_str());
+  std::printf("load: %.1f ms (model + session; pipeline cache: %s)\n", runner.openMs(),
+              runner.pipelineCacheState().c_str());
   std::printf("run: %.3f ms wall, %.3f ms GPU (median of %d)\n", times[times.size() / 2], gpu[gpu.size() / 2],
               iterations);
   for (int i = 0; i < runner.outputCount(); ++i) {

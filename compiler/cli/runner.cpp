@@ -1,6 +1,8 @@
 #include "compiler/cli/runner.h"
 
+#include <cctype>
 #include <chrono>
+#include <filesystem>
 
 #include "compiler/cli/commands.h"
 
@@ -27,14 +29,48 @@ RunnerError Runner::fail(mgrt_status s, const std::string& what) const {
 }
 
 RunnerError Runner::open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation,
-                         const std::string& entry) {
+                         const std::string& pipelineCacheDir, const std::string& entry) {
   source_ = source;
   mgrt_context_options opts{device, validation ? 1 : 0, 0};
   if (mgrt_status s = mgrt_context_create(&opts, &ctx_)) return fail(s, "cannot open a Vulkan device");
+  if (!pipelineCacheDir.empty()) {
+    // One file per device: a cache is only valid on the device and driver
+    // that wrote it (libmgrt checks; naming by device avoids thrashing
+    // between two GPUs). Pipelines of every bundle run share the file.
+    std::string name;  // "NVIDIA H200 (Vulkan 1.4)" -> "nvidia-h200-vulkan-1-4"
+    for (char c : std::string(mgrt_context_device_name(ctx_))) {
+      if (std::isalnum(static_cast<unsigned char>(c)))
+        name += char(std::tolower(static_cast<unsigned char>(c)));
+      else if (!name.empty() && name.back() != '-')
+        name += '-';
+    }
+    while (!name.empty() && name.back() == '-') name.pop_back();
+    if (name.empty()) name = "device";
+    std::error_code ec;
+    std::filesystem::create_directories(pipelineCacheDir, ec);
+    if (ec || !std::filesystem::is_directory(pipelineCacheDir)) {
+      cacheNote_ = "pipeline cache folder '" + pipelineCacheDir + "' cannot be created (" + ec.message() + ")";
+    } else {
+      const std::string file = (std::filesystem::path(pipelineCacheDir) / (name + ".mgpc")).string();
+      if (mgrt_status s = mgrt_context_set_pipeline_cache(ctx_, file.c_str())) return fail(s, "pipeline cache");
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
   if (mgrt_status s = mgrt_model_load(ctx_, bundle.data(), bundle.size(), &model_)) return fail(s, source);
   if (mgrt_status s = mgrt_session_create(model_, entry.c_str(), &session_))
     return fail(s, source + ": entry point '" + entry + "'");
+  openMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (cacheNote_.empty()) cacheNote_ = mgrt_context_pipeline_cache_note(ctx_);
   return {0, ""};
+}
+
+std::string Runner::pipelineCacheState() const {
+  switch (mgrt_context_pipeline_cache_state(ctx_)) {
+    case MGRT_PIPELINE_CACHE_EMPTY: return "empty";
+    case MGRT_PIPELINE_CACHE_LOADED: return "loaded";
+    case MGRT_PIPELINE_CACHE_IGNORED: return "ignored";
+    default: return "off";
+  }
 }
 
 std::vector<mgrt_tensor_info> Runner::inputs() const {

@@ -24,10 +24,12 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   // Each returns an empty optional-like error (exitCode 0) on success.
-  // Opens a session on `entry` ("infer": a plain bundle's, or a training
-  // bundle's inference entry point; "train_step": one training step).
+  // pipelineCacheDir: keep the driver's compiled pipelines in
+  // DIR/<device name>.mgpc between runs (empty: no cache). The session is on
+  // `entry` ("infer": a plain bundle's, or a training bundle's inference
+  // entry point; "train_step": one training step).
   RunnerError open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation,
-                   const std::string& entry = "infer");
+                   const std::string& pipelineCacheDir = "", const std::string& entry = "infer");
   RunnerError setInput(const std::string& name, const mgb::npy::Array& a, const std::string& from);
   RunnerError run(double* wallMs);
   RunnerError output(int i, std::string* name, mgb::npy::Array* out);
@@ -38,6 +40,11 @@ class Runner {
   double gpuMs() const;
   int validationMessages() const;
   mgrt_session* session() const { return session_; }
+  // Model load + session creation in open(), and what the pipeline cache did
+  // then ("off", "empty", "loaded", "ignored") with its note, if any.
+  double openMs() const { return openMs_; }
+  std::string pipelineCacheState() const;
+  std::string pipelineCacheNote() const { return cacheNote_; }
 
  private:
   RunnerError fail(mgrt_status s, const std::string& what) const;
@@ -45,6 +52,8 @@ class Runner {
   mgrt_model* model_ = nullptr;
   mgrt_session* session_ = nullptr;
   std::string source_;
+  double openMs_ = 0;
+  std::string cacheNote_;
 };
 
 std::string describe(mgrt_dtype t, const int64_t* shape, int rank);

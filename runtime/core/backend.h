@@ -99,6 +99,13 @@ struct Download {
   uint64_t size = 0;
 };
 
+// The pipeline cache's state, as mgrt.h reports it (MGRT_PIPELINE_CACHE_*).
+enum class PipelineCacheState { Off = 0, Empty = 1, Loaded = 2, Ignored = 3 };
+struct PipelineCacheStatus {
+  PipelineCacheState state = PipelineCacheState::Off;
+  std::string note;  // why the file was ignored or not saved; empty otherwise
+};
+
 // Every call that can fail returns an mgrt_status and records a message
 // (status.h); `what` names the object or step in that message. After device
 // loss (lost()), destroy calls only free host memory: in-flight work may
@@ -127,6 +134,15 @@ class Backend {
 
   virtual mgrt_status createPipeline(const KernelCode& code, const char* what, Pipeline** out) = 0;
   virtual void destroyPipeline(Pipeline* p) = 0;
+
+  // Compiled pipelines kept in a file between launches (null or empty path:
+  // none). Opening never fails over the file's contents: a missing, damaged
+  // or foreign file starts an empty cache (status says which). Not while
+  // pipelines are being created. savePipelineCache writes the file when
+  // createPipeline added to it; a failure only sets the status note.
+  virtual mgrt_status openPipelineCache(const char* path) = 0;
+  virtual void savePipelineCache() = 0;
+  virtual PipelineCacheStatus pipelineCacheStatus() = 0;
 
   virtual mgrt_status record(const WorkList& work, Recording** out) = 0;
   virtual void destroyRecording(Recording* r) = 0;

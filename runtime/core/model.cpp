@@ -72,6 +72,7 @@ mgrt_status loadOwned(mgrt_context* ctx, std::vector<uint8_t>&& bytes, mgrt_mode
   if (s == MGRT_OK) s = createModelState(m.get());
   if (s == MGRT_OK) s = createPipelines(m.get());
   if (s == MGRT_OK) s = be->checkValidation(before, "mgrt_model_load");
+  if (s == MGRT_OK) be->savePipelineCache();  // new pipelines reach the file for the next launch
   if (s != MGRT_OK) {
     releaseModel(m.release());
     return s;

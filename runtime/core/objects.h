@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "runtime/core/backend.h"
@@ -12,6 +13,7 @@
 
 struct mgrt_context {
   std::unique_ptr<mgrt::Backend> backend;
+  mutable std::string pipelineCacheNote;  // returned by mgrt_context_pipeline_cache_note
 };
 
 struct mgrt_model {

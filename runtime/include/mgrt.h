@@ -87,6 +87,34 @@ int mgrt_context_validation_messages(const mgrt_context* ctx);
 /* MGRT_FEATURE_* bits the device has and the context enabled. */
 uint32_t mgrt_context_features(const mgrt_context* ctx);
 
+/* Pipeline cache: the driver's compiled kernels kept in a file between
+ * launches, so that loading a model again on the same device and driver
+ * skips most of the compile work. `path` is a file the app chooses (its
+ * folder must exist; NULL turns the cache off). An existing file is read
+ * now and handed to the driver only if its header names this device
+ * (vendor and device id, pipelineCacheUUID, driver version) and its size
+ * and checksum match; a missing file starts an empty cache, and a damaged
+ * or foreign one is ignored (MGRT_PIPELINE_CACHE_IGNORED, the reason in
+ * mgrt_context_pipeline_cache_note) and replaced at the next save. Every
+ * mgrt_model_load that compiled new pipelines then writes the file
+ * atomically (temporary file in the same folder + rename). Problems with
+ * the file are never errors, only notes: the cache saves time, nothing
+ * else. Call it before loading models, not concurrently with other calls
+ * on ctx. Fails only if the driver cannot create a pipeline cache at all.
+ * (A separate call, not a field of mgrt_context_options, so that apps
+ * built against an older mgrt.h keep working.) */
+mgrt_status mgrt_context_set_pipeline_cache(mgrt_context* ctx, const char* path);
+enum {
+  MGRT_PIPELINE_CACHE_OFF = 0,     /* no cache set */
+  MGRT_PIPELINE_CACHE_EMPTY = 1,   /* no file yet: the cache started empty */
+  MGRT_PIPELINE_CACHE_LOADED = 2,  /* the file's pipelines were given to the driver */
+  MGRT_PIPELINE_CACHE_IGNORED = 3  /* the file was unusable: started empty (see the note) */
+};
+int mgrt_context_pipeline_cache_state(const mgrt_context* ctx);
+/* Why the file was ignored or could not be saved, for a warning; "" when
+ * there is nothing to report. Valid until the next call on ctx. */
+const char* mgrt_context_pipeline_cache_note(const mgrt_context* ctx);
+
 /* Verifies the whole bundle before creating any GPU object. The data is
  * copied; the caller may free it after the call. */
 mgrt_status mgrt_model_load(mgrt_context* ctx, const void* data, size_t size, mgrt_model** out);

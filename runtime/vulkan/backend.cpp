@@ -7,6 +7,7 @@
 
 #include "runtime/core/status.h"
 #include "runtime/vulkan/download.h"
+#include "runtime/vulkan/pipeline_cache.h"
 #include "runtime/vulkan/recorder.h"
 
 namespace mgrt {
@@ -22,8 +23,12 @@ constexpr VkBufferUsageFlags kStagingUsage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | 
 class VulkanBackend final : public Backend {
  public:
   Device device;
+  PipelineCache pipelineCache;
 
-  ~VulkanBackend() override { destroyDevice(&device); }
+  ~VulkanBackend() override {
+    closePipelineCache(&device, &pipelineCache);
+    destroyDevice(&device);
+  }
 
   const DeviceCaps& caps() const override { return device.caps; }
   bool lost() const override { return device.lost; }
@@ -66,7 +71,8 @@ class VulkanBackend final : public Backend {
   mgrt_status createPipeline(const KernelCode& code, const char* what, Pipeline** out) override {
     *out = nullptr;
     KernelPipeline* k = new KernelPipeline();
-    const mgrt_status s = createKernelPipeline(&device, code.spirv, code.spirvWords, code.numBindings, what, k);
+    const mgrt_status s = createKernelPipeline(&device, pipelineCache.cache, code.spirv, code.spirvWords,
+                                               code.numBindings, what, k);
     if (s != MGRT_OK) {
       destroyPipeline(k);
       return s;
@@ -79,6 +85,15 @@ class VulkanBackend final : public Backend {
     KernelPipeline* k = static_cast<KernelPipeline*>(p);
     if (!device.lost) destroyKernelPipeline(&device, k);
     delete k;
+  }
+
+  mgrt_status openPipelineCache(const char* path) override {
+    return vk::openPipelineCache(&device, path, &pipelineCache);
+  }
+  void savePipelineCache() override { vk::savePipelineCache(&device, &pipelineCache); }
+  PipelineCacheStatus pipelineCacheStatus() override {
+    std::lock_guard<std::mutex> lock(pipelineCache.mutex);
+    return pipelineCache.status;
   }
 
   mgrt_status record(const WorkList& work, mgrt::Recording** out) override {

@@ -8,7 +8,7 @@
 namespace mgrt {
 namespace vk {
 
-mgrt_status createKernelPipeline(Device* d, const uint32_t* spirv, size_t words,
+mgrt_status createKernelPipeline(Device* d, VkPipelineCache cache, const uint32_t* spirv, size_t words,
                                  uint32_t numBindings, const char* what, KernelPipeline* out) {
   const std::string ctx = std::string(what);
   out->numBindings = numBindings;
@@ -58,7 +58,7 @@ mgrt_status createKernelPipeline(Device* d, const uint32_t* spirv, size_t words,
   pipeInfo.stage.module = out->module;
   pipeInfo.stage.pName = "main";
   pipeInfo.layout = out->layout;
-  r = d->fn.vkCreateComputePipelines(d->device, VK_NULL_HANDLE, 1, &pipeInfo, nullptr,
+  r = d->fn.vkCreateComputePipelines(d->device, cache, 1, &pipeInfo, nullptr,
                                      &out->pipeline);
   if (r != VK_SUCCESS) {
     out->pipeline = VK_NULL_HANDLE;

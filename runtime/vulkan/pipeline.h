@@ -20,7 +20,8 @@ struct KernelPipeline : mgrt::Pipeline {
 };
 
 // `what` names the kernel in error messages, e.g. "kernel 2 ('conv2d')".
-mgrt_status createKernelPipeline(Device* d, const uint32_t* spirv, size_t words,
+// `cache` (may be null) lets the driver reuse a pipeline compiled before.
+mgrt_status createKernelPipeline(Device* d, VkPipelineCache cache, const uint32_t* spirv, size_t words,
                                  uint32_t numBindings, const char* what, KernelPipeline* out);
 void destroyKernelPipeline(Device* d, KernelPipeline* k);
 

@@ -13,6 +13,7 @@
 #include "formats/npy.h"
 #include "formats/safetensors.h"
 #include "runtime/core/verify_fuzz_entry.h"
+#include "runtime/vulkan/pipeline_cache_file.h"
 #include "runtime/include/mgrt.h"
 
 namespace mgc_fuzz {
@@ -115,6 +116,56 @@ void safetensors(const uint8_t* data, size_t size) {
     contractBroken("re-serialized safetensors does not parse");
   if (h2.tensors.size() != h.tensors.size() || h2.metadata != h.metadata)
     contractBroken("safetensors round trip differs");
+}
+
+namespace {
+
+// The device the fuzzed cache files claim to be for (the seed corpus,
+// tests/fuzz/corpus/pipeline_cache/, is written for it).
+mgrt::vk::PipelineCacheKey fuzzCacheKey() {
+  mgrt::vk::PipelineCacheKey k;
+  k.vendorId = 0x10de;
+  k.deviceId = 0x2335;
+  k.driverVersion = 0x8a8c0000;
+  for (int i = 0; i < 16; ++i) k.uuid[i] = uint8_t(0xa0 + i);
+  return k;
+}
+
+// Checks the file and the contract on what an accepted one must be; true if accepted.
+bool checkCacheFile(const uint8_t* file, size_t size, const mgrt::vk::PipelineCacheKey& key) {
+  const uint8_t* payload = nullptr;
+  size_t payloadSize = 0;
+  std::string why;
+  if (!mgrt::vk::checkPipelineCacheFile(file, size, key, &payload, &payloadSize, &why)) {
+    if (why.empty()) contractBroken("pipeline cache refusal without a reason");
+    if (payload || payloadSize) contractBroken("refused pipeline cache still points at a payload");
+    return false;
+  }
+  if (payload != file + mgrt::vk::kPipelineCacheHeaderSize || payloadSize != size - mgrt::vk::kPipelineCacheHeaderSize)
+    contractBroken("accepted pipeline cache payload is not the rest of the file");
+  uint32_t words[4];
+  std::memcpy(words, payload, sizeof words);  // an accepted payload holds the driver header
+  if (words[0] < mgrt::vk::kVulkanCacheHeaderSize || words[0] > payloadSize || words[1] != 1 ||
+      words[2] != key.vendorId || words[3] != key.deviceId || std::memcmp(payload + 16, key.uuid, 16) != 0)
+    contractBroken("accepted pipeline cache has a driver header for another device");
+  return true;
+}
+
+}  // namespace
+
+void pipelineCache(const uint8_t* data, size_t size) {
+  const mgrt::vk::PipelineCacheKey key = fuzzCacheKey();
+  checkCacheFile(data, size, key);
+  // Random bytes rarely carry a valid checksum: seal the input as the
+  // payload of a correct file too, so mutations reach the driver-header
+  // checks. Sealing and checking must round-trip.
+  const std::vector<uint8_t> sealed = mgrt::vk::makePipelineCacheFile(key, data, size);
+  const bool accepted = checkCacheFile(sealed.data(), sealed.size(), key);
+  if (accepted && std::memcmp(sealed.data() + mgrt::vk::kPipelineCacheHeaderSize, data, size) != 0)
+    contractBroken("sealed pipeline cache payload differs from the input");
+  mgrt::vk::PipelineCacheKey other = key;
+  other.driverVersion ^= 1;
+  if (checkCacheFile(sealed.data(), sealed.size(), other)) contractBroken("pipeline cache accepted for another driver");
 }
 
 }  // namespace mgc_fuzz

@@ -23,5 +23,8 @@ void npy(const uint8_t* data, size_t size);
 // formats/safetensors: parseHeader, every accepted range inside the file,
 // and for an accepted file, serialize + parse it back.
 void safetensors(const uint8_t* data, size_t size);
+// libmgrt's pipeline cache file check (runtime/vulkan/pipeline_cache_file.h),
+// on the raw input and on the input sealed as a valid file's payload.
+void pipelineCache(const uint8_t* data, size_t size);
 
 }  // namespace mgc_fuzz
