@@ -93,6 +93,19 @@ class GraphBuilder {
   // broadcasts to [..., Sq, Sk] (0 to keep, a large negative to drop).
   ValueId attention(const std::string& nodeName, ValueId q, ValueId k, ValueId v, ValueId mask, double scale);
 
+  // Rotary position embedding in the rotate-half layout (GPT-NeoX, Hugging
+  // Face Llama): x · cos + rotate_half(x) · sin, where rotate_half(x) =
+  // concat(-x[..., D/2:], x[..., :D/2]) over the last axis (D even); cos
+  // and sin broadcast to x (e.g. [T, D] against [..., T, D]).
+  ValueId rotaryHalf(const std::string& nodeName, ValueId x, ValueId cos, ValueId sin);
+
+  // An additive causal mask [Tq, Tk] of `dtype`: 0 where key position <=
+  // query position, elsewhere the lowest finite f32 (as transformers:
+  // finite, so no inf reaches a kernel or a constant). Positions are integer vectors [Tq] and
+  // [Tk]; constants fold to a constant mask, run-time positions (a decode
+  // step) give a mask computed on the device.
+  ValueId causalMask(const std::string& nodeName, ValueId queryPositions, ValueId keyPositions, DType dtype);
+
  private:
   size_t foldedBytes_ = 0;
 };
