@@ -22,11 +22,26 @@ using nlohmann::json;
 // below or refused.
 const std::set<std::string>& ignoredKeys() {
   static const std::set<std::string> k = {
-      "_name_or_path",       "_attn_implementation_autoset", "attention_dropout",    "bos_token_id",
-      "dtype",               "eos_token_id",                 "initializer_range",    "is_llama_config",
-      "max_window_layers",   "output_attentions",            "output_hidden_states", "pad_token_id",
-      "pretraining_tp",      "return_dict",                  "sliding_window",       "tokenizer_class",
-      "torch_dtype",         "torchscript",                  "transformers_version", "use_bfloat16",
+      "_name_or_path",
+      "_attn_implementation_autoset",
+      "attention_dropout",
+      "bos_token_id",
+      "dtype",
+      "eos_token_id",
+      "initializer_range",
+      "is_llama_config",
+      "max_window_layers",
+      "output_attentions",
+      "output_hidden_states",
+      "pad_token_id",
+      "pretraining_tp",
+      "return_dict",
+      "sliding_window",
+      "tokenizer_class",
+      "torch_dtype",
+      "torchscript",
+      "transformers_version",
+      "use_bfloat16",
       "use_cache",
   };
   return k;
@@ -113,10 +128,12 @@ Architecture readArchitecture(const Reader& r) {
       if (modelType == k.modelType) found = &k;
     if (!found)
       r.fail(modelType.empty() ? "architectures" : "model_type",
-             modelType.empty() ? "missing (and no model_type)" : "'" + modelType + "' is not supported (supported: " + supported + ")");
+             modelType.empty() ? "missing (and no model_type)"
+                               : "'" + modelType + "' is not supported (supported: " + supported + ")");
   }
   if (!modelType.empty() && modelType != found->modelType)
-    r.fail("model_type", "'" + modelType + "' does not match architectures " + found->cls + " ('" + found->modelType + "')");
+    r.fail("model_type",
+           "'" + modelType + "' does not match architectures " + found->cls + " ('" + found->modelType + "')");
   return found->arch;
 }
 
@@ -173,9 +190,12 @@ RopeScaling readRopeScaling(const Reader& r) {
 
 const char* architectureName(Architecture a) {
   switch (a) {
-    case Architecture::Llama: return "LlamaForCausalLM";
-    case Architecture::Qwen2: return "Qwen2ForCausalLM";
-    case Architecture::Qwen3: return "Qwen3ForCausalLM";
+    case Architecture::Llama:
+      return "LlamaForCausalLM";
+    case Architecture::Qwen2:
+      return "Qwen2ForCausalLM";
+    case Architecture::Qwen3:
+      return "Qwen3ForCausalLM";
   }
   return "?";
 }
@@ -200,8 +220,8 @@ ModelConfig parseConfig(const std::string& text, const std::string& file) {
   c.vocab = r.integer("vocab_size", 1);
   c.maxPositions = r.integer("max_position_embeddings", 1, 0);
   if (c.heads % c.kvHeads != 0)
-    r.fail("num_key_value_heads", std::to_string(c.kvHeads) + " does not divide num_attention_heads " +
-                                      std::to_string(c.heads));
+    r.fail("num_key_value_heads",
+           std::to_string(c.kvHeads) + " does not divide num_attention_heads " + std::to_string(c.heads));
   if (r.has("head_dim")) {
     c.headDim = r.integer("head_dim", 2);
   } else {
@@ -234,24 +254,45 @@ ModelConfig parseConfig(const std::string& text, const std::string& file) {
     case Architecture::Qwen2:
       // Qwen2 always has q/k/v biases and none on o_proj; its code ignores
       // attention_bias, so a true there is a config that disagrees with it.
-      if (attentionBias) r.fail("attention_bias", "true is not a Qwen2 setting (q/k/v always have biases, o_proj none)");
+      if (attentionBias)
+        r.fail("attention_bias", "true is not a Qwen2 setting (q/k/v always have biases, o_proj none)");
       c.qkvBias = true;
       break;
     case Architecture::Qwen3:
       c.qkNorm = true;
       c.qkvBias = c.outputBias = attentionBias;
       break;
-    case Architecture::Llama: c.qkvBias = c.outputBias = attentionBias; break;
+    case Architecture::Llama:
+      c.qkvBias = c.outputBias = attentionBias;
+      break;
   }
 
-  static const std::set<std::string> kRead = {
-      "architectures", "model_type", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-      "num_key_value_heads", "vocab_size", "max_position_embeddings", "head_dim", "rms_norm_eps", "rope_theta",
-      "rope_scaling", "tie_word_embeddings", "hidden_act", "mlp_bias", "use_sliding_window", "rope_interleaved",
-      "partial_rotary_factor", "layer_types", "attention_bias", "quantization_config"};
+  static const std::set<std::string> kRead = {"architectures",
+                                              "model_type",
+                                              "hidden_size",
+                                              "intermediate_size",
+                                              "num_hidden_layers",
+                                              "num_attention_heads",
+                                              "num_key_value_heads",
+                                              "vocab_size",
+                                              "max_position_embeddings",
+                                              "head_dim",
+                                              "rms_norm_eps",
+                                              "rope_theta",
+                                              "rope_scaling",
+                                              "tie_word_embeddings",
+                                              "hidden_act",
+                                              "mlp_bias",
+                                              "use_sliding_window",
+                                              "rope_interleaved",
+                                              "partial_rotary_factor",
+                                              "layer_types",
+                                              "attention_bias",
+                                              "quantization_config"};
   for (const auto& [k, v] : root.items())
     if (!kRead.count(k) && !ignoredKeys().count(k))
-      throw Error(file + ": unknown field '" + k + "' (mgc cannot tell whether it changes the model; docs/llm.md lists the fields it reads)");
+      throw Error(file + ": unknown field '" + k +
+                  "' (mgc cannot tell whether it changes the model; docs/llm.md lists the fields it reads)");
   return c;
 }
 

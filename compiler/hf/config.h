@@ -21,9 +21,9 @@ const char* architectureName(Architecture a);  // "LlamaForCausalLM", ...
 // RoPE frequency scaling as transformers' ROPE_INIT_FUNCTIONS define it.
 struct RopeScaling {
   enum class Kind { None, Linear, Llama3 } kind = Kind::None;
-  double factor = 1;  // linear: positions / factor; llama3: long wavelengths / factor
+  double factor = 1;                             // linear: positions / factor; llama3: long wavelengths / factor
   double lowFreqFactor = 1, highFreqFactor = 4;  // llama3
-  int64_t originalMaxPositions = 8192;            // llama3
+  int64_t originalMaxPositions = 8192;           // llama3
 };
 
 struct ModelConfig {

@@ -18,7 +18,8 @@ bool isCheckpointDir(const std::string& dir) {
 Graph importCheckpoint(const std::string& dir, int64_t seqLen) {
   if (seqLen == 0) seqLen = kDefaultSeqLen;
   if (seqLen < 1 || seqLen > kMaxSeqLen)
-    throw Error(dir + ": sequence length " + std::to_string(seqLen) + " is outside [1, " + std::to_string(kMaxSeqLen) + "]");
+    throw Error(dir + ": sequence length " + std::to_string(seqLen) + " is outside [1, " + std::to_string(kMaxSeqLen) +
+                "]");
   const ModelConfig config = readConfig(dir);
   Checkpoint weights(dir);
 

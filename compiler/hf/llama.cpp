@@ -49,8 +49,7 @@ ValueId LlamaGraph::rmsNorm(const std::string& name, ValueId x, int64_t width) {
   return b_.rmsNorm(node, x, vector(name, width), c_.rmsEps);
 }
 
-ValueId LlamaGraph::attention(int64_t layer, ValueId x, ValueId cos, ValueId sin, const ChunkInputs& in,
-                              KvSource& kv) {
+ValueId LlamaGraph::attention(int64_t layer, ValueId x, ValueId cos, ValueId sin, const ChunkInputs& in, KvSource& kv) {
   const std::string p = layerPrefix(layer) + ".self_attn";
   const int64_t T = b_.g.type(x).shape[1], D = c_.headDim, H = c_.heads, KV = c_.kvHeads, G = H / KV;
   ValueId q = linear(p + ".q_proj", x, c_.hidden, H * D, c_.qkvBias);
@@ -106,8 +105,8 @@ ValueId LlamaGraph::logits(ValueId h, const std::string& name) {
     HostTensor head = w_.take("lm_head.weight", {c_.vocab, c_.hidden});
     HostTensor table = w_.take(embed, {c_.vocab, c_.hidden});
     if (std::memcmp(head.data.data(), table.data.data(), head.data.size()) != 0)
-      throw Error(w_.source() + ": tie_word_embeddings is true in " + c_.file +
-                  " but lm_head.weight differs from " + embed);
+      throw Error(w_.source() + ": tie_word_embeddings is true in " + c_.file + " but lm_head.weight differs from " +
+                  embed);
   }
   ValueId w = param("lm_head.weight", w_.takeTransposed(embed, c_.vocab, c_.hidden));
   return b_.emit(Op::MatMul, {h, w}, {}, "lm_head", name);

@@ -65,7 +65,7 @@ class LlamaGraph {
   Checkpoint& w_;
   GraphBuilder& b_;
   ValueId cos_ = kNoValue, sin_ = kNoValue;  // [ropePositions, headDim]
-  std::map<std::string, ValueId> params_;   // each weight loaded once
+  std::map<std::string, ValueId> params_;    // each weight loaded once
 
   // Every weight enters the graph here (a constant named as in the
   // checkpoint): the one place that decides how weights are held.

@@ -14,7 +14,8 @@ std::vector<float> ropeInverseFrequencies(const ModelConfig& c) {
   const RopeScaling& s = c.rope;
   const float factor = float(s.factor);
   switch (s.kind) {
-    case RopeScaling::Kind::None: break;
+    case RopeScaling::Kind::None:
+      break;
     case RopeScaling::Kind::Linear:
       for (float& f : inv) f /= factor;
       break;

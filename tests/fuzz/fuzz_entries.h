@@ -23,5 +23,9 @@ void npy(const uint8_t* data, size_t size);
 // formats/safetensors: parseHeader, every accepted range inside the file,
 // and for an accepted file, serialize + parse it back.
 void safetensors(const uint8_t* data, size_t size);
+// compiler/hf: the input as config.json (parseConfig) and as
+// model.safetensors.index.json (parseShardIndex); only mgc::Error may
+// escape, and an accepted config is self-consistent.
+void hfJson(const uint8_t* data, size_t size);
 
 }  // namespace mgc_fuzz

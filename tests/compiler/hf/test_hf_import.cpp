@@ -81,7 +81,8 @@ struct TinyCheckpoint {
   }
   void write(const std::string& name, const std::string& bytes) const { std::ofstream(file(name)) << bytes; }
   void writeBytes(const std::string& name, const std::vector<uint8_t>& b) const {
-    std::ofstream(file(name), std::ios::binary).write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+    std::ofstream(file(name), std::ios::binary)
+        .write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
   }
   // config.json + model.safetensors.
   std::string save() const {
@@ -131,7 +132,8 @@ TEST_CASE("hf: sharded checkpoints follow the index", "[hf]") {
   SECTION("an index entry its shard does not hold") {
     index["weight_map"][a[0]] = "model-00002-of-00002.safetensors";
     ck.write("model.safetensors.index.json", index.dump());
-    CHECK_THROWS_WITH(importModel(ck.path()), Contains("model.safetensors.index.json: weight_map says tensor '" + a[0]));
+    CHECK_THROWS_WITH(importModel(ck.path()),
+                      Contains("model.safetensors.index.json: weight_map says tensor '" + a[0]));
   }
   SECTION("a missing shard") {
     fs::remove(ck.file("model-00002-of-00002.safetensors"));
@@ -207,12 +209,15 @@ TEST_CASE("hf: weights that disagree with config.json", "[hf]") {
   SECTION("a missing tensor") {
     ck.shapes.erase("model.layers.0.mlp.up_proj.weight");
     ck.save();
-    CHECK_THROWS_WITH(importModel(ck.path()), Contains("model.safetensors: tensor 'model.layers.0.mlp.up_proj.weight' is missing"));
+    CHECK_THROWS_WITH(importModel(ck.path()),
+                      Contains("model.safetensors: tensor 'model.layers.0.mlp.up_proj.weight' is missing"));
   }
   SECTION("a config that lies about a size") {
     ck.config["intermediate_size"] = 16;
     ck.save();
-    CHECK_THROWS_WITH(importModel(ck.path()), Contains("tensor 'model.layers.0.mlp.gate_proj.weight' has shape [12,8], config.json implies [16,8]"));
+    CHECK_THROWS_WITH(
+        importModel(ck.path()),
+        Contains("tensor 'model.layers.0.mlp.gate_proj.weight' has shape [12,8], config.json implies [16,8]"));
   }
   SECTION("a tensor the config does not declare") {
     ck.shapes["model.layers.0.self_attn.q_proj.bias"] = {8};
@@ -258,9 +263,15 @@ TEST_CASE("hf: weights that disagree with config.json", "[hf]") {
 }
 
 TEST_CASE("hf: config fields that are read", "[hf]") {
-  json j = {{"architectures", {"Qwen3ForCausalLM"}}, {"hidden_size", 64},     {"intermediate_size", 128},
-            {"num_hidden_layers", 2},                {"num_attention_heads", 4}, {"num_key_value_heads", 2},
-            {"vocab_size", 256},                     {"head_dim", 32},        {"attention_bias", true},
+  json j = {{"architectures", {"Qwen3ForCausalLM"}},
+            {"hidden_size", 64},
+            {"intermediate_size", 128},
+            {"num_hidden_layers", 2},
+            {"num_attention_heads", 4},
+            {"num_key_value_heads", 2},
+            {"vocab_size", 256},
+            {"head_dim", 32},
+            {"attention_bias", true},
             {"rope_scaling", {{"type", "linear"}, {"factor", 2.0}}}};
   hf::ModelConfig c = hf::parseConfig(j.dump(), "c.json");
   CHECK(c.arch == hf::Architecture::Qwen3);
@@ -281,13 +292,16 @@ TEST_CASE("hf: config fields that are read", "[hf]") {
   CHECK(c.qkvBias);
   CHECK(!c.outputBias);
   CHECK(!c.qkNorm);
-  CHECK_THROWS_WITH(hf::parseConfig("[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]", "d.json"), Contains("d.json: not valid JSON: nested deeper"));
+  CHECK_THROWS_WITH(hf::parseConfig("[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]", "d.json"),
+                    Contains("d.json: not valid JSON: nested deeper"));
 }
 
 TEST_CASE("hf: shard index errors", "[hf]") {
   CHECK(hf::parseShardIndex(R"({"weight_map": {"a": "m-1.safetensors"}})", "i.json").at("a") == "m-1.safetensors");
   CHECK_THROWS_WITH(hf::parseShardIndex(R"({"weight_map": {}})", "i.json"), Contains("i.json: field 'weight_map'"));
-  CHECK_THROWS_WITH(hf::parseShardIndex(R"({"weight_map": {"a": 3}})", "i.json"), Contains("'a': shard is not a string"));
-  CHECK_THROWS_WITH(hf::parseShardIndex(R"({"weight_map": {"a": "/etc/x.safetensors"}})", "i.json"), Contains("inside the checkpoint folder"));
+  CHECK_THROWS_WITH(hf::parseShardIndex(R"({"weight_map": {"a": 3}})", "i.json"),
+                    Contains("'a': shard is not a string"));
+  CHECK_THROWS_WITH(hf::parseShardIndex(R"({"weight_map": {"a": "/etc/x.safetensors"}})", "i.json"),
+                    Contains("inside the checkpoint folder"));
   CHECK_THROWS_WITH(hf::parseShardIndex(R"({"weights": {}})", "i.json"), Contains("unknown field 'weights'"));
 }

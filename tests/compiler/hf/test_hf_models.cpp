@@ -35,11 +35,11 @@ mgb::npy::Array loadNpy(const std::string& path) {
   return a;
 }
 
-#define REQUIRE_MGRT(call)                                                                 \
-  do {                                                                                     \
-    mgrt_status status_ = (call);                                                          \
-    INFO(#call << ": " << mgrt_status_string(status_) << ": " << mgrt_last_error());       \
-    REQUIRE(status_ == MGRT_OK);                                                           \
+#define REQUIRE_MGRT(call)                                                           \
+  do {                                                                               \
+    mgrt_status status_ = (call);                                                    \
+    INFO(#call << ": " << mgrt_status_string(status_) << ": " << mgrt_last_error()); \
+    REQUIRE(status_ == MGRT_OK);                                                     \
   } while (0)
 
 void runCheckpoint(const std::string& name) {
