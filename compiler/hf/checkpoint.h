@@ -58,4 +58,7 @@ class Checkpoint {
   size_t addShard(const std::string& path);
 };
 
+// A 2-D f32 tensor transposed.
+HostTensor transposed(const HostTensor& w);
+
 }  // namespace mgc::hf

@@ -99,16 +99,17 @@ ValueId LlamaGraph::logits(ValueId h, const std::string& name) {
     ValueId w = param(head, w_.takeTransposed(head, c_.vocab, c_.hidden));
     return b_.emit(Op::MatMul, {h, w}, {}, "lm_head", name);
   }
-  // Tied: lm_head is embed_tokens. A checkpoint that also stores lm_head
-  // must store the same matrix, or config.json is lying about the tie.
+  // Tied: lm_head is embed_tokens (already in the graph: forward() reads
+  // it first). A checkpoint that also stores lm_head must store the same
+  // matrix, or config.json is lying about the tie.
+  const HostTensor& table = *b_.g.value(params_.at(embed)).constant;
   if (w_.has("lm_head.weight")) {
     HostTensor head = w_.take("lm_head.weight", {c_.vocab, c_.hidden});
-    HostTensor table = w_.take(embed, {c_.vocab, c_.hidden});
     if (std::memcmp(head.data.data(), table.data.data(), head.data.size()) != 0)
       throw Error(w_.source() + ": tie_word_embeddings is true in " + c_.file + " but lm_head.weight differs from " +
                   embed);
   }
-  ValueId w = param("lm_head.weight", w_.takeTransposed(embed, c_.vocab, c_.hidden));
+  ValueId w = param("lm_head.weight", transposed(table));
   return b_.emit(Op::MatMul, {h, w}, {}, "lm_head", name);
 }
 
