@@ -15,9 +15,22 @@ std::string layerPrefix(int64_t layer) { return "model.layers." + std::to_string
 }  // namespace
 
 LlamaGraph::LlamaGraph(const ModelConfig& config, Checkpoint& weights, GraphBuilder& builder, int64_t ropePositions)
-    : c_(config), w_(weights), b_(builder) {
-  cos_ = b_.addConstant(b_.freshName("rope.cos"), ropeTable(c_, ropePositions, false));
-  sin_ = b_.addConstant(b_.freshName("rope.sin"), ropeTable(c_, ropePositions, true));
+    : c_(config), w_(weights), b_(builder), ropePositions_(ropePositions) {}
+
+std::pair<ValueId, ValueId> LlamaGraph::ropeRows(ValueId positions) {
+  // Built on first use, after q_proj's shape has been checked against the
+  // file: head_dim is then backed by real bytes, and a config that lies
+  // about it cannot make mgc allocate a huge table.
+  if (cos_ == kNoValue) {
+    cos_ = b_.addConstant(b_.freshName("rope.cos"), ropeTable(c_, ropePositions_, false));
+    sin_ = b_.addConstant(b_.freshName("rope.sin"), ropeTable(c_, ropePositions_, true));
+  }
+  auto it = ropeRows_.find(positions);
+  if (it != ropeRows_.end()) return it->second;
+  // The chunk's rows of the tables, shared by every layer: [T, D].
+  ValueId cos = b_.emit(Op::Gather, {cos_, positions}, {{"axis", int64_t(0)}}, "rope");
+  ValueId sin = b_.emit(Op::Gather, {sin_, positions}, {{"axis", int64_t(0)}}, "rope");
+  return ropeRows_[positions] = {cos, sin};
 }
 
 ValueId LlamaGraph::param(const std::string& name, HostTensor t) {
@@ -49,7 +62,7 @@ ValueId LlamaGraph::rmsNorm(const std::string& name, ValueId x, int64_t width) {
   return b_.rmsNorm(node, x, vector(name, width), c_.rmsEps);
 }
 
-ValueId LlamaGraph::attention(int64_t layer, ValueId x, ValueId cos, ValueId sin, const ChunkInputs& in, KvSource& kv) {
+ValueId LlamaGraph::attention(int64_t layer, ValueId x, const ChunkInputs& in, KvSource& kv) {
   const std::string p = layerPrefix(layer) + ".self_attn";
   const int64_t T = b_.g.type(x).shape[1], D = c_.headDim, H = c_.heads, KV = c_.kvHeads, G = H / KV;
   ValueId q = linear(p + ".q_proj", x, c_.hidden, H * D, c_.qkvBias);
@@ -62,6 +75,7 @@ ValueId LlamaGraph::attention(int64_t layer, ValueId x, ValueId cos, ValueId sin
     q = rmsNorm(p + ".q_norm.weight", q, D);
     k = rmsNorm(p + ".k_norm.weight", k, D);
   }
+  auto [cos, sin] = ropeRows(in.positions);
   const Attrs headsFirst{{"perm", std::vector<int64_t>{0, 2, 1, 3}}};
   q = b_.emit(Op::Transpose, {q}, headsFirst, p);  // [1, H, T, D]
   k = b_.emit(Op::Transpose, {k}, headsFirst, p);
@@ -116,13 +130,10 @@ ValueId LlamaGraph::logits(ValueId h, const std::string& name) {
 ValueId LlamaGraph::forward(const ChunkInputs& in, KvSource& kv, const std::string& logitsName) {
   ValueId table = param("model.embed_tokens.weight", w_.take("model.embed_tokens.weight", {c_.vocab, c_.hidden}));
   ValueId h = b_.emit(Op::Gather, {table, in.inputIds}, {{"axis", int64_t(0)}}, "model.embed_tokens");
-  // The chunk's rows of the RoPE tables, shared by every layer: [T, D].
-  ValueId cos = b_.emit(Op::Gather, {cos_, in.positions}, {{"axis", int64_t(0)}}, "rope");
-  ValueId sin = b_.emit(Op::Gather, {sin_, in.positions}, {{"axis", int64_t(0)}}, "rope");
   for (int64_t l = 0; l < c_.layers; ++l) {
     const std::string p = layerPrefix(l);
     ValueId a = rmsNorm(p + ".input_layernorm.weight", h, c_.hidden);
-    h = b_.emit(Op::Add, {h, attention(l, a, cos, sin, in, kv)}, {}, p);
+    h = b_.emit(Op::Add, {h, attention(l, a, in, kv)}, {}, p);
     ValueId m = rmsNorm(p + ".post_attention_layernorm.weight", h, c_.hidden);
     h = b_.emit(Op::Add, {h, mlp(l, m)}, {}, p);
   }

@@ -64,8 +64,10 @@ class LlamaGraph {
   const ModelConfig& c_;
   Checkpoint& w_;
   GraphBuilder& b_;
-  ValueId cos_ = kNoValue, sin_ = kNoValue;  // [ropePositions, headDim]
-  std::map<std::string, ValueId> params_;    // each weight loaded once
+  int64_t ropePositions_;
+  ValueId cos_ = kNoValue, sin_ = kNoValue;                  // [ropePositions, headDim]
+  std::map<ValueId, std::pair<ValueId, ValueId>> ropeRows_;  // positions → its cos, sin rows
+  std::map<std::string, ValueId> params_;                    // each weight loaded once
 
   // Every weight enters the graph here (a constant named as in the
   // checkpoint): the one place that decides how weights are held.
@@ -75,7 +77,9 @@ class LlamaGraph {
   ValueId linear(const std::string& prefix, ValueId x, int64_t in, int64_t out, bool bias);
   ValueId rmsNorm(const std::string& name, ValueId x, int64_t width);
 
-  ValueId attention(int64_t layer, ValueId x, ValueId cos, ValueId sin, const ChunkInputs& in, KvSource& kv);
+  // cos, sin rows [T, headDim] of `positions`.
+  std::pair<ValueId, ValueId> ropeRows(ValueId positions);
+  ValueId attention(int64_t layer, ValueId x, const ChunkInputs& in, KvSource& kv);
   ValueId mlp(int64_t layer, ValueId x);
   ValueId logits(ValueId h, const std::string& name);
 };

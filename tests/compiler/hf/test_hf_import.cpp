@@ -219,6 +219,12 @@ TEST_CASE("hf: weights that disagree with config.json", "[hf]") {
         importModel(ck.path()),
         Contains("tensor 'model.layers.0.mlp.gate_proj.weight' has shape [12,8], config.json implies [16,8]"));
   }
+  SECTION("a huge head_dim is refused by the weights, before any table is built") {
+    ck.config["head_dim"] = 1 << 22;
+    ck.save();
+    CHECK_THROWS_WITH(importModel(ck.path()),
+                      Contains("tensor 'model.layers.0.self_attn.q_proj.weight' has shape [8,8]"));
+  }
   SECTION("a tensor the config does not declare") {
     ck.shapes["model.layers.0.self_attn.q_proj.bias"] = {8};
     ck.save();
