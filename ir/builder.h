@@ -1,7 +1,8 @@
 // GraphBuilder: what every frontend needs to turn a foreign model into one
 // IR graph, independent of the source format (it depends on the IR and its
-// evaluator only). The ONNX importer builds through it; a checkpoint-folder
-// frontend (e.g. a Llama graph from config.json + safetensors) is meant to.
+// evaluator only). The ONNX importer and the checkpoint-folder frontend
+// (compiler/hf: a Llama graph from config.json + safetensors) build
+// through it.
 //
 //   naming     fresh value names that neither the graph nor the source
 //              model (`reserved`, names bound later) uses: base, base.1, ...
@@ -12,7 +13,8 @@
 //              parameters) stay nodes
 //   composites short subgraphs of primitives that several frontend ops
 //              share (reshape-if-needed, one-axis slices, normalization,
-//              RMSNorm, attention); passes/canonicalize may fuse them back
+//              RMSNorm, attention, rotary embedding, causal mask);
+//              passes/canonicalize may fuse them back
 //
 // Every helper takes the name of the source node it builds for: new nodes
 // carry it, new values are named "<node>/<op>" or "<node>/const" (fresh).
