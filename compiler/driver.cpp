@@ -85,7 +85,7 @@ CompileResult compileGraph(Graph g, const std::string& source, const CompileOpti
 CompileResult compileFile(const std::string& path, const CompileOptions& opts) {
   auto t0 = Clock::now();
   Program p{path, {}, {}};
-  p.entryPoints.push_back({"infer", importModel(path)});
+  p.entryPoints.push_back({"infer", importModel(path, opts.frontend)});
   p.phases.push_back({"import", msSince(t0)});
   return compileProgram(std::move(p), opts).compile;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/bundle_builder.h"
+#include "compiler/frontends.h"
 #include "ir/graph.h"
 #include "compiler/phase_time.h"
 #include "passes/graph/pipeline.h"
@@ -21,6 +22,7 @@ namespace mgc {
 struct CompileOptions {
   bool printIrAfterAll = false;  // print IR to stderr after every pass
   bool verifyEachPass = false;   // run the verifier after every pass (--verify-each)
+  FrontendOptions frontend;      // compileFile: how the frontend imports (--seq)
 };
 
 struct CompileResult {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "ir/parser.h"
+#include "compiler/hf/import.h"
 #include "compiler/onnx/import.h"
 
 namespace mgc {
@@ -62,12 +63,25 @@ SniffMatch sniffTextIr(const SniffInput& in) {
 
 Graph importTextIr(const std::string& path, const FrontendOptions&) { return parseGraphFile(path); }
 
+// ---- Hugging Face checkpoint folder -------------------------------------------
+
+// By name: a folder holding config.json (the importer then reports a
+// missing or unusable weight file).
+SniffMatch sniffCheckpoint(const SniffInput& in) {
+  return in.isDirectory && hf::isCheckpointDir(in.path) ? SniffMatch::ByName : SniffMatch::No;
+}
+
+Graph importCheckpointRow(const std::string& path, const FrontendOptions& opts) {
+  return hf::importCheckpoint(path, opts.seqLen);
+}
+
 }  // namespace
 
 const std::vector<Frontend>& frontends() {
   static const std::vector<Frontend> kRows = {
       {"onnx", "ONNX (.onnx, or a protobuf ModelProto)", sniffOnnx, importOnnxRow},
       {"mgir", "text IR (.mgir, or text starting with `graph`)", sniffTextIr, importTextIr},
+      {"hf", "Hugging Face checkpoint folder (config.json + model.safetensors)", sniffCheckpoint, importCheckpointRow},
   };
   return kRows;
 }

@@ -1,8 +1,8 @@
 // The frontend table: every model format mgc reads, one row each. A row has
 // a name, a sniff function (is this path in my format?) and an import
-// function (path → Graph). ONNX and text IR are the rows today; a Hugging
-// Face checkpoint folder (config.json + *.safetensors) is meant to be one
-// more row, building its graph with ir/builder.h.
+// function (path → Graph). The rows: ONNX, text IR, and a Hugging Face
+// checkpoint folder (config.json + *.safetensors, compiler/hf/import.h),
+// which builds its graph with ir/builder.h.
 //
 // Choosing a row: a row that claims the path by name (extension, folder
 // layout) wins over one that only recognizes the first bytes; among equals
@@ -22,6 +22,9 @@ struct FrontendOptions {
   // folded into the nodes that use them (ONNX: ImportOptions::keepParameters).
   // Text IR spells every constant out, so it has nothing to keep.
   bool keepParameters = false;
+  // Checkpoint folders: tokens per run (input_ids [1, seqLen]); 0 = the
+  // frontend's default. Files that fix their own shapes ignore it.
+  int64_t seqLen = 0;
 };
 
 // What a sniff function sees of a path.

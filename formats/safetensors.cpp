@@ -256,20 +256,35 @@ size_t dtypeSize(const std::string& d) {
   return 0;
 }
 
-bool parseHeader(const uint8_t* file, size_t size, Header* out, std::string* error) {
-  *out = Header();
-  if (size < 8) return fail(error, "file is " + std::to_string(size) + " bytes, too short for the 8-byte header length");
+bool headerLength(const uint8_t* first8, uint64_t fileSize, uint64_t* length, std::string* error) {
+  if (fileSize < 8)
+    return fail(error, "file is " + std::to_string(fileSize) + " bytes, too short for the 8-byte header length");
   uint64_t n = 0;
-  for (int k = 7; k >= 0; --k) n = (n << 8) | file[k];
+  for (int k = 7; k >= 0; --k) n = (n << 8) | first8[k];
   if (n > kMaxHeaderBytes) return fail(error, "header length " + std::to_string(n) + " exceeds the 100 MiB limit");
-  if (n > size - 8)
-    return fail(error, "header length " + std::to_string(n) + " runs past the end of the " + std::to_string(size) +
+  if (n > fileSize - 8)
+    return fail(error, "header length " + std::to_string(n) + " runs past the end of the " + std::to_string(fileSize) +
                            "-byte file (truncated file?)");
+  *length = n;
+  return true;
+}
+
+bool parseHeader(const uint8_t* file, size_t size, Header* out, std::string* error) {
+  return parseHeaderPrefix(file, size, size, out, error);
+}
+
+bool parseHeaderPrefix(const uint8_t* head, size_t headSize, uint64_t fileSize, Header* out, std::string* error) {
+  *out = Header();
+  uint64_t n = 0;
+  if (headSize < 8 && fileSize >= 8) return fail(error, "header prefix shorter than 8 bytes");
+  if (!headerLength(head, fileSize, &n, error)) return false;
+  if (n > headSize - 8) return fail(error, "header prefix is " + std::to_string(headSize) + " bytes, header needs " +
+                                               std::to_string(8 + n));
   Json root;
-  if (!Parser(reinterpret_cast<const char*>(file + 8), size_t(n)).parse(&root, error)) return false;
+  if (!Parser(reinterpret_cast<const char*>(head + 8), size_t(n)).parse(&root, error)) return false;
   if (root.kind != Json::Object) return fail(error, "header is not a JSON object");
   out->dataOffset = 8 + n;
-  const uint64_t dataSize = size - out->dataOffset;
+  const uint64_t dataSize = fileSize - out->dataOffset;
   for (const auto& [key, v] : root.members) {
     if (key == "__metadata__") {
       if (v.kind != Json::Object) return fail(error, "__metadata__ is not an object");

@@ -48,6 +48,32 @@ const char* dtypeName(unsigned mgbDType);
 // the 1000-byte data area (truncated file?)").
 bool parseHeader(const uint8_t* file, size_t size, Header* out, std::string* error);
 
+// The header length stored in the first 8 bytes of a file of `fileSize`
+// bytes, checked against the 100 MiB limit and the file size.
+bool headerLength(const uint8_t* first8, uint64_t fileSize, uint64_t* length, std::string* error);
+
+// parseHeader over the first `headSize` bytes of a file of `fileSize` bytes
+// (at least 8 + the header length): the data ranges are checked against
+// `fileSize`, so the data itself need not be in memory.
+bool parseHeaderPrefix(const uint8_t* head, size_t headSize, uint64_t fileSize, Header* out, std::string* error);
+
+// ---- files too large to read whole (safetensors_file.cpp) ----
+// A checkpoint of several GB is read one tensor at a time: the header
+// first (readHeaderFile), then each tensor's bytes straight into the
+// caller's buffer (readTensorData), so no copy of the whole file is made.
+
+// Opens `path`, reads 8 bytes and the header, and parses it against the
+// file's size. Errors name no path (the caller adds it).
+bool readHeaderFile(const std::string& path, Header* out, std::string* error);
+
+// Reads tensor `t` of `path` (whose header is `h`) into dst, which holds
+// t.end - t.begin bytes. Fails on a short read (the file changed).
+bool readTensorData(const std::string& path, const Header& h, const TensorInfo& t, void* dst, std::string* error);
+
+// Widens `count` elements of a float dtype ("F32", "F16", "BF16") to f32;
+// false for any other dtype.
+bool floatsToF32(const std::string& dtype, const void* src, uint64_t count, float* dst);
+
 struct TensorData {
   std::string name;
   std::string dtype;

@@ -124,4 +124,27 @@ ValueId GraphBuilder::attention(const std::string& nodeName, ValueId q, ValueId 
   return emit(Op::MatMul, {p, v}, {}, nodeName);
 }
 
+ValueId GraphBuilder::rotaryHalf(const std::string& nodeName, ValueId x, ValueId cos, ValueId sin) {
+  const TensorType& t = g.type(x);
+  const int64_t last = int64_t(t.rank()) - 1;
+  if (last < 0 || t.shape.back() % 2 != 0)
+    throw Error(nodeName + ": rotary embedding needs an even last dimension, got " + t.str());
+  const int64_t d = t.shape.back();
+  ValueId first = sliceAxis(nodeName, x, last, 0, d / 2, 1);
+  ValueId second = sliceAxis(nodeName, x, last, d / 2, d, 1);
+  ValueId rotated = emit(Op::Concat, {emit(Op::Neg, {second}, {}, nodeName), first}, {{"axis", last}}, nodeName);
+  return emit(Op::Add, {emit(Op::Mul, {x, cos}, {}, nodeName), emit(Op::Mul, {rotated, sin}, {}, nodeName)}, {},
+              nodeName);
+}
+
+ValueId GraphBuilder::causalMask(const std::string& nodeName, ValueId queryPositions, ValueId keyPositions,
+                                 DType dtype) {
+  const TensorType &q = g.type(queryPositions), &k = g.type(keyPositions);
+  if (q.rank() != 1 || k.rank() != 1 || q.dtype != k.dtype)
+    throw Error(nodeName + ": causal mask needs two position vectors of one dtype, got " + q.str() + " and " + k.str());
+  ValueId rows = reshapeTo(nodeName, queryPositions, {q.shape[0], 1});
+  ValueId future = emit(Op::Greater, {keyPositions, rows}, {}, nodeName);  // [Tq, Tk]
+  return emit(Op::Where, {future, scalar(nodeName, dtype, -3.4028234663852886e38), scalar(nodeName, dtype, 0.0)}, {}, nodeName);
+}
+
 }  // namespace mgc

@@ -1,7 +1,8 @@
 // GraphBuilder: what every frontend needs to turn a foreign model into one
 // IR graph, independent of the source format (it depends on the IR and its
-// evaluator only). The ONNX importer builds through it; a checkpoint-folder
-// frontend (e.g. a Llama graph from config.json + safetensors) is meant to.
+// evaluator only). The ONNX importer and the checkpoint-folder frontend
+// (compiler/hf: a Llama graph from config.json + safetensors) build
+// through it.
 //
 //   naming     fresh value names that neither the graph nor the source
 //              model (`reserved`, names bound later) uses: base, base.1, ...
@@ -12,7 +13,8 @@
 //              parameters) stay nodes
 //   composites short subgraphs of primitives that several frontend ops
 //              share (reshape-if-needed, one-axis slices, normalization,
-//              RMSNorm, attention); passes/canonicalize may fuse them back
+//              RMSNorm, attention, rotary embedding, causal mask);
+//              passes/canonicalize may fuse them back
 //
 // Every helper takes the name of the source node it builds for: new nodes
 // carry it, new values are named "<node>/<op>" or "<node>/const" (fresh).
@@ -92,6 +94,19 @@ class GraphBuilder {
   // (MatMul's rules); mask (kNoValue: none) is added before the softmax and
   // broadcasts to [..., Sq, Sk] (0 to keep, a large negative to drop).
   ValueId attention(const std::string& nodeName, ValueId q, ValueId k, ValueId v, ValueId mask, double scale);
+
+  // Rotary position embedding in the rotate-half layout (GPT-NeoX, Hugging
+  // Face Llama): x · cos + rotate_half(x) · sin, where rotate_half(x) =
+  // concat(-x[..., D/2:], x[..., :D/2]) over the last axis (D even); cos
+  // and sin broadcast to x (e.g. [T, D] against [..., T, D]).
+  ValueId rotaryHalf(const std::string& nodeName, ValueId x, ValueId cos, ValueId sin);
+
+  // An additive causal mask [Tq, Tk] of `dtype`: 0 where key position <=
+  // query position, elsewhere the lowest finite f32 (as transformers:
+  // finite, so no inf reaches a kernel or a constant). Positions are integer vectors [Tq] and
+  // [Tk]; constants fold to a constant mask, run-time positions (a decode
+  // step) give a mask computed on the device.
+  ValueId causalMask(const std::string& nodeName, ValueId queryPositions, ValueId keyPositions, DType dtype);
 
  private:
   size_t foldedBytes_ = 0;

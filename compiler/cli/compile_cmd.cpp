@@ -1,4 +1,5 @@
 // mgc compile MODEL -o OUT.mgb [--report FILE.json] [--print-ir-after-all] [--verify-each]
+//   [--seq N]   (a Hugging Face checkpoint folder: tokens per run)
 //   [--train --loss KIND --labels NAME --optimizer sgd|adam|adamw --lr X ...]
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -40,12 +41,15 @@ int compileMain(int argc, char** argv) {
   CLI::App app{"Compile an ONNX model or text IR into a .mgb bundle", "mgc compile"};
   std::string input, output, reportPath;
   bool printIr = false, verifyEach = false, quiet = false;
-  app.add_option("model", input, "model file (.onnx or .mgir)")->required();
+  app.add_option("model", input, "model file (.onnx or .mgir) or Hugging Face checkpoint folder")->required();
   app.add_option("-o,--output", output, "bundle to write (.mgb)")->required();
   app.add_option("--report", reportPath, "write a JSON report (ops, kernels, sizes, arenas, phase times)");
   app.add_flag("--print-ir-after-all", printIr, "print the IR to stderr after every pass");
   app.add_flag("--verify-each", verifyEach, "run the IR verifier after every pass (an error names the pass)");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  int64_t seqLen = 0;
+  app.add_option("--seq", seqLen, "checkpoint folder: tokens per run, input_ids [1, N] (default 128)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
   // Training (docs/cli.md, docs/training.md).
   bool train = false, nesterov = false;
   std::string loss = "cross_entropy", optimizer = "sgd", schedule = "constant";
@@ -92,6 +96,7 @@ int compileMain(int argc, char** argv) {
   CompileOptions opts;
   opts.printIrAfterAll = printIr;
   opts.verifyEachPass = verifyEach;
+  opts.frontend.seqLen = seqLen;
   CompileResult r;
   try {
     if (train) {

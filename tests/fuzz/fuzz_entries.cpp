@@ -8,6 +8,8 @@
 
 #include "ir/parser.h"
 #include "ir/types.h"
+#include "compiler/hf/config.h"
+#include "compiler/hf/shard_index.h"
 #include "compiler/onnx/import.h"
 #include "formats/bundle_layout.h"
 #include "formats/npy.h"
@@ -166,6 +168,25 @@ void pipelineCache(const uint8_t* data, size_t size) {
   mgrt::vk::PipelineCacheKey other = key;
   other.driverVersion ^= 1;
   if (checkCacheFile(sealed.data(), sealed.size(), other)) contractBroken("pipeline cache accepted for another driver");
+}
+
+void hfJson(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const mgc::hf::ModelConfig c = mgc::hf::parseConfig(text, "config.json");
+    for (int64_t d : {c.hidden, c.intermediate, c.layers, c.heads, c.kvHeads, c.headDim, c.vocab})
+      if (d < 1 || d > mgc::hf::kMaxConfigDim) contractBroken("accepted config has a size out of range");
+    if (c.heads % c.kvHeads != 0 || c.headDim % 2 != 0) contractBroken("accepted config has heads that do not group");
+    if (!(c.rmsEps > 0) || !(c.ropeTheta > 0) || !(c.rope.factor > 0)) contractBroken("accepted config has a bad number");
+  } catch (const mgc::Error& e) {
+    if (std::strlen(e.what()) == 0) contractBroken("config refusal without a message");
+  }
+  try {
+    for (const auto& [tensor, shard] : mgc::hf::parseShardIndex(text, "index.json"))
+      if (shard.find('/') != std::string::npos || shard.rfind('.', 0) == 0) contractBroken("shard name leaves the folder");
+  } catch (const mgc::Error& e) {
+    if (std::strlen(e.what()) == 0) contractBroken("index refusal without a message");
+  }
 }
 
 }  // namespace mgc_fuzz

@@ -27,4 +27,9 @@ void safetensors(const uint8_t* data, size_t size);
 // on the raw input and on the input sealed as a valid file's payload.
 void pipelineCache(const uint8_t* data, size_t size);
 
+// compiler/hf: the input as config.json (parseConfig) and as
+// model.safetensors.index.json (parseShardIndex); only mgc::Error may
+// escape, and an accepted config is self-consistent.
+void hfJson(const uint8_t* data, size_t size);
+
 }  // namespace mgc_fuzz

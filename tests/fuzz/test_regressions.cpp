@@ -53,7 +53,8 @@ const Target kTargets[] = {{"bundle", mgc_fuzz::bundle},
                            {"ir", mgc_fuzz::ir},
                            {"npy", mgc_fuzz::npy},
                            {"safetensors", mgc_fuzz::safetensors},
-                           {"pipeline_cache", mgc_fuzz::pipelineCache}};
+                           {"pipeline_cache", mgc_fuzz::pipelineCache},
+                           {"hf_json", mgc_fuzz::hfJson}};
 
 }  // namespace
 

@@ -111,3 +111,39 @@ TEST_CASE("builder: rms_norm and attention match a direct computation") {
   const double p0 = std::exp(0.5) / (std::exp(0.5) + 1.0);
   CHECK(out.at(b.g.value(open).name).getF(0) == Approx(p0 * 10 + (1 - p0) * 30));
 }
+
+TEST_CASE("builder: rotary embedding (rotate half) and causal mask") {
+  GraphBuilder b;
+  // x [1, 4]: halves (1, 2) and (3, 4); rotate_half(x) = (-3, -4, 1, 2).
+  ValueId x = b.g.addInput("x", TensorType{DType::F32, {1, 4}});
+  ValueId cos = b.addConstant("cos", f32({1, 4}, {0.5, 0.25, 0.5, 0.25}));
+  ValueId sin = b.addConstant("sin", f32({1, 4}, {2, 3, 2, 3}));
+  ValueId r = b.rotaryHalf("rope", x, cos, sin);
+  CHECK_THROWS_WITH(b.rotaryHalf("odd", b.g.addInput("y", TensorType{DType::F32, {3}}), cos, sin),
+                    Catch::Contains("odd: rotary embedding needs an even last dimension"));
+  // Constant positions fold to a constant mask; query 1 sees keys 0 and 1.
+  HostTensor q(TensorType{DType::I64, {2}}), k(TensorType{DType::I64, {3}});
+  for (int64_t i = 0; i < 3; ++i) {
+    if (i < 2) q.setI(i, i);
+    k.setI(i, i);
+  }
+  ValueId mask = b.causalMask("mask", b.addConstant("qp", q), b.addConstant("kp", k), DType::F32);
+  REQUIRE(b.g.value(mask).isConstant());
+  const HostTensor& m = *b.g.value(mask).constant;
+  CHECK(m.type.shape == Shape{2, 3});
+  CHECK(m.getF(0) == 0.0);
+  CHECK(m.getF(1) < -1e38);
+  CHECK(m.getF(2) < -1e38);
+  CHECK(m.getF(3) == 0.0);
+  CHECK(m.getF(4) == 0.0);
+  CHECK(m.getF(5) < -1e38);
+  CHECK(std::isfinite(m.getF(5)));
+
+  b.g.outputs = {r};
+  auto out = evalGraph(b.g, {{"x", f32({1, 4}, {1, 2, 3, 4})}, {"y", f32({3}, {0, 0, 0})}});
+  const HostTensor& y = out.at(b.g.value(r).name);
+  CHECK(y.getF(0) == Approx(1 * 0.5 - 3 * 2));
+  CHECK(y.getF(1) == Approx(2 * 0.25 - 4 * 3));
+  CHECK(y.getF(2) == Approx(3 * 0.5 + 1 * 2));
+  CHECK(y.getF(3) == Approx(4 * 0.25 + 2 * 3));
+}

@@ -1,0 +1,52 @@
+// Untrusted JSON files of a checkpoint folder (json_text.h).
+#include "compiler/hf/json_text.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "ir/types.h"
+
+namespace mgc::hf {
+
+namespace {
+
+// Thrown out of the parser callback; turned into an mgc::Error below.
+struct TooDeep {};
+
+}  // namespace
+
+nlohmann::json parseJsonText(const std::string& text, const std::string& file) {
+  if (text.size() > kMaxJsonBytes) throw Error(file + ": larger than " + std::to_string(kMaxJsonBytes >> 20) + " MiB");
+  // The parser itself is iterative, but every consumer walks the tree;
+  // capping the depth keeps a hostile file from costing anything.
+  auto limitDepth = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    if (depth > kMaxJsonDepth) throw TooDeep{};
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text, limitDepth);
+  } catch (const TooDeep&) {
+    throw Error(file + ": not valid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(file + ": not valid JSON: " + e.what());
+  }
+}
+
+std::string readTextFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open file: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file");
+  if (uint64_t(st.st_size) > kMaxJsonBytes)
+    throw Error(path + ": larger than " + std::to_string(kMaxJsonBytes >> 20) + " MiB");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot open file");
+  std::string text(size_t(st.st_size), '\0');
+  f.read(&text[0], std::streamsize(text.size()));
+  if (size_t(f.gcount()) != text.size()) throw Error(path + ": cannot read file");
+  return text;
+}
+
+}  // namespace mgc::hf

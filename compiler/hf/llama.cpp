@@ -1,0 +1,143 @@
+// The Llama-family decoder as IR (llama.h).
+#include "compiler/hf/llama.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "compiler/hf/rope.h"
+
+namespace mgc::hf {
+
+namespace {
+
+std::string layerPrefix(int64_t layer) { return "model.layers." + std::to_string(layer); }
+
+}  // namespace
+
+LlamaGraph::LlamaGraph(const ModelConfig& config, Checkpoint& weights, GraphBuilder& builder, int64_t ropePositions)
+    : c_(config), w_(weights), b_(builder), ropePositions_(ropePositions) {}
+
+std::pair<ValueId, ValueId> LlamaGraph::ropeRows(ValueId positions) {
+  // Built on first use, after q_proj's shape has been checked against the
+  // file: head_dim is then backed by real bytes, and a config that lies
+  // about it cannot make mgc allocate a huge table.
+  if (cos_ == kNoValue) {
+    cos_ = b_.addConstant(b_.freshName("rope.cos"), ropeTable(c_, ropePositions_, false));
+    sin_ = b_.addConstant(b_.freshName("rope.sin"), ropeTable(c_, ropePositions_, true));
+  }
+  auto it = ropeRows_.find(positions);
+  if (it != ropeRows_.end()) return it->second;
+  // The chunk's rows of the tables, shared by every layer: [T, D].
+  ValueId cos = b_.emit(Op::Gather, {cos_, positions}, {{"axis", int64_t(0)}}, "rope");
+  ValueId sin = b_.emit(Op::Gather, {sin_, positions}, {{"axis", int64_t(0)}}, "rope");
+  return ropeRows_[positions] = {cos, sin};
+}
+
+ValueId LlamaGraph::param(const std::string& name, HostTensor t) {
+  auto it = params_.find(name);
+  if (it != params_.end()) return it->second;
+  // Straight into the graph, not through the builder's fold budget: weights
+  // are the model, not folding by-products.
+  ValueId v = b_.g.addConstant(name, std::move(t));
+  params_[name] = v;
+  return v;
+}
+
+ValueId LlamaGraph::vector(const std::string& name, int64_t n) {
+  auto it = params_.find(name);
+  return it != params_.end() ? it->second : param(name, w_.take(name, {n}));
+}
+
+ValueId LlamaGraph::linear(const std::string& prefix, ValueId x, int64_t in, int64_t out, bool bias) {
+  const std::string name = prefix + ".weight";
+  auto it = params_.find(name);
+  ValueId w = it != params_.end() ? it->second : param(name, w_.takeTransposed(name, out, in));
+  ValueId y = b_.emit(Op::MatMul, {x, w}, {}, prefix);
+  if (bias) y = b_.emit(Op::Add, {y, vector(prefix + ".bias", out)}, {}, prefix);
+  return y;
+}
+
+ValueId LlamaGraph::rmsNorm(const std::string& name, ValueId x, int64_t width) {
+  const std::string node = name.substr(0, name.rfind('.'));  // "...input_layernorm"
+  return b_.rmsNorm(node, x, vector(name, width), c_.rmsEps);
+}
+
+ValueId LlamaGraph::attention(int64_t layer, ValueId x, const ChunkInputs& in, KvSource& kv) {
+  const std::string p = layerPrefix(layer) + ".self_attn";
+  const int64_t T = b_.g.type(x).shape[1], D = c_.headDim, H = c_.heads, KV = c_.kvHeads, G = H / KV;
+  ValueId q = linear(p + ".q_proj", x, c_.hidden, H * D, c_.qkvBias);
+  ValueId k = linear(p + ".k_proj", x, c_.hidden, KV * D, c_.qkvBias);
+  ValueId v = linear(p + ".v_proj", x, c_.hidden, KV * D, c_.qkvBias);
+  q = b_.reshapeTo(p, q, {1, T, H, D});
+  k = b_.reshapeTo(p, k, {1, T, KV, D});
+  v = b_.reshapeTo(p, v, {1, T, KV, D});
+  if (c_.qkNorm) {  // Qwen3: RMSNorm over each head, before RoPE
+    q = rmsNorm(p + ".q_norm.weight", q, D);
+    k = rmsNorm(p + ".k_norm.weight", k, D);
+  }
+  auto [cos, sin] = ropeRows(in.positions);
+  const Attrs headsFirst{{"perm", std::vector<int64_t>{0, 2, 1, 3}}};
+  q = b_.emit(Op::Transpose, {q}, headsFirst, p);  // [1, H, T, D]
+  k = b_.emit(Op::Transpose, {k}, headsFirst, p);
+  v = b_.emit(Op::Transpose, {v}, headsFirst, p);
+  q = b_.rotaryHalf(p + ".rope", q, cos, sin);
+  k = b_.rotaryHalf(p + ".rope", k, cos, sin);
+
+  auto [keys, values] = kv.keysValues(b_, layer, k, v);
+  const int64_t S = b_.g.type(keys).shape[2];
+  // GQA as broadcasting: query heads [KV, G] against K/V heads [KV, 1], so
+  // the G heads of a group read one K/V head (transformers' repeat_kv, with
+  // head h using K/V head h / G), without copying K/V G times.
+  ValueId q5 = b_.reshapeTo(p, q, {1, KV, G, T, D});
+  ValueId k5 = b_.reshapeTo(p, keys, {1, KV, 1, S, D});
+  ValueId v5 = b_.reshapeTo(p, values, {1, KV, 1, S, D});
+  ValueId o = b_.attention(p, q5, k5, v5, in.mask, 1.0 / std::sqrt(double(D)));  // [1, KV, G, T, D]
+  o = b_.reshapeTo(p, o, {1, H, T, D});
+  o = b_.emit(Op::Transpose, {o}, headsFirst, p);  // [1, T, H, D]
+  o = b_.reshapeTo(p, o, {1, T, H * D});
+  return linear(p + ".o_proj", o, H * D, c_.hidden, c_.outputBias);
+}
+
+ValueId LlamaGraph::mlp(int64_t layer, ValueId x) {
+  const std::string p = layerPrefix(layer) + ".mlp";
+  ValueId gate = linear(p + ".gate_proj", x, c_.hidden, c_.intermediate, false);
+  ValueId up = linear(p + ".up_proj", x, c_.hidden, c_.intermediate, false);
+  ValueId silu = b_.emit(Op::Mul, {gate, b_.emit(Op::Sigmoid, {gate}, {}, p)}, {}, p);
+  return linear(p + ".down_proj", b_.emit(Op::Mul, {silu, up}, {}, p), c_.intermediate, c_.hidden, false);
+}
+
+ValueId LlamaGraph::logits(ValueId h, const std::string& name) {
+  const std::string embed = "model.embed_tokens.weight";
+  if (!c_.tieEmbeddings) {
+    const std::string head = "lm_head.weight";
+    ValueId w = param(head, w_.takeTransposed(head, c_.vocab, c_.hidden));
+    return b_.emit(Op::MatMul, {h, w}, {}, "lm_head", name);
+  }
+  // Tied: lm_head is embed_tokens (already in the graph: forward() reads
+  // it first). A checkpoint that also stores lm_head must store the same
+  // matrix, or config.json is lying about the tie.
+  const HostTensor& table = *b_.g.value(params_.at(embed)).constant;
+  if (w_.has("lm_head.weight")) {
+    HostTensor head = w_.take("lm_head.weight", {c_.vocab, c_.hidden});
+    if (std::memcmp(head.data.data(), table.data.data(), head.data.size()) != 0)
+      throw Error(w_.source() + ": tie_word_embeddings is true in " + c_.file + " but lm_head.weight differs from " +
+                  embed);
+  }
+  ValueId w = param("lm_head.weight", transposed(table));
+  return b_.emit(Op::MatMul, {h, w}, {}, "lm_head", name);
+}
+
+ValueId LlamaGraph::forward(const ChunkInputs& in, KvSource& kv, const std::string& logitsName) {
+  ValueId table = param("model.embed_tokens.weight", w_.take("model.embed_tokens.weight", {c_.vocab, c_.hidden}));
+  ValueId h = b_.emit(Op::Gather, {table, in.inputIds}, {{"axis", int64_t(0)}}, "model.embed_tokens");
+  for (int64_t l = 0; l < c_.layers; ++l) {
+    const std::string p = layerPrefix(l);
+    ValueId a = rmsNorm(p + ".input_layernorm.weight", h, c_.hidden);
+    h = b_.emit(Op::Add, {h, attention(l, a, in, kv)}, {}, p);
+    ValueId m = rmsNorm(p + ".post_attention_layernorm.weight", h, c_.hidden);
+    h = b_.emit(Op::Add, {h, mlp(l, m)}, {}, p);
+  }
+  return logits(rmsNorm("model.norm.weight", h, c_.hidden), logitsName);
+}
+
+}  // namespace mgc::hf
