@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -45,8 +46,9 @@ int64_t Array::rowSize() const {
   return n;
 }
 
-Array read(const std::string& path) {
-  std::vector<uint8_t> bytes = readMaybeGzip(path);
+Array read(const std::string& path) { return parse(readMaybeGzip(path), path); }
+
+Array parse(const std::vector<uint8_t>& bytes, const std::string& path) {
   if (bytes.size() < 4 || bytes[0] != 0 || bytes[1] != 0)
     throw std::runtime_error(path + ": not an IDX file (bad magic)");
   const uint8_t type = bytes[2], ndim = bytes[3];
@@ -110,15 +112,26 @@ Dataset loadMnistDir(const std::string& dir, bool train) {
     }
     return base;
   };
+  return makeDataset(read(pick(prefix + "-images-idx3-ubyte")), read(pick(prefix + "-labels-idx1-ubyte")), prefix);
+}
+
+Dataset makeDataset(Array images, Array labels, const std::string& name) {
   Dataset d;
-  d.images = read(pick(prefix + "-images-idx3-ubyte"));
-  Array labels = read(pick(prefix + "-labels-idx1-ubyte"));
+  d.images = std::move(images);
   if (d.images.shape.size() == 3) d.images.shape.insert(d.images.shape.begin() + 1, 1);
   if (labels.shape.size() != 1 || labels.rows() != d.images.rows())
-    throw std::runtime_error(prefix + ": " + std::to_string(d.images.rows()) + " images but " +
+    throw std::runtime_error(name + ": " + std::to_string(d.images.rows()) + " images but " +
                              std::to_string(labels.values.size()) + " labels");
   for (float& v : d.images.values) v /= 255.0f;
-  for (float v : labels.values) d.labels.push_back(int64_t(v));
+  d.labels.reserve(labels.values.size());
+  for (float v : labels.values) {
+    // A float or int32 IDX label file may hold NaN, a fraction or a huge
+    // value: int64_t(NaN) is undefined behaviour, so refuse anything that
+    // is not a small non-negative integer (labels are class indices).
+    if (!(v >= 0 && v < 2147483648.0f) || v != std::floor(v))
+      throw std::runtime_error(name + ": label " + std::to_string(v) + " is not a class index (0, 1, 2, ...)");
+    d.labels.push_back(int64_t(v));
+  }
   return d;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "ir/types.h"
 #include "compiler/onnx/import.h"
 #include "formats/bundle_layout.h"
+#include "formats/idx.h"
 #include "formats/npy.h"
 #include "formats/safetensors.h"
 #include "runtime/core/verify_fuzz_entry.h"
@@ -115,6 +117,30 @@ void safetensors(const uint8_t* data, size_t size) {
     contractBroken("re-serialized safetensors does not parse");
   if (h2.tensors.size() != h.tensors.size() || h2.metadata != h.metadata)
     contractBroken("safetensors round trip differs");
+}
+
+void idx(const uint8_t* data, size_t size) {
+  ::idx::Array a;
+  try {
+    a = ::idx::parse(std::vector<uint8_t>(data, data + size), "fuzz.idx");
+  } catch (const std::runtime_error& e) {
+    if (std::strlen(e.what()) == 0) contractBroken("idx refusal without a message");
+    return;
+  }
+  uint64_t numel = 1;
+  for (int64_t d : a.shape) numel *= uint64_t(d);  // the reader bounds numel by 2^32
+  if (a.shape.empty() || a.values.size() != numel) contractBroken("accepted idx has values that do not fill its shape");
+  if (a.shape.size() != 1) return;
+  // A rank-1 array is a label file: pair it with as many one-pixel images.
+  ::idx::Array images;
+  images.shape = {a.shape[0], 1, 1};
+  images.values.assign(a.values.size(), 0.0f);
+  try {
+    ::idx::Dataset d = ::idx::makeDataset(images, a, "fuzz");
+    if (d.labels.size() != a.values.size() || d.images.shape.size() != 4) contractBroken("idx dataset sizes");
+  } catch (const std::runtime_error& e) {
+    if (std::strlen(e.what()) == 0) contractBroken("idx dataset refusal without a message");
+  }
 }
 
 }  // namespace mgc_fuzz

@@ -23,5 +23,8 @@ void npy(const uint8_t* data, size_t size);
 // formats/safetensors: parseHeader, every accepted range inside the file,
 // and for an accepted file, serialize + parse it back.
 void safetensors(const uint8_t* data, size_t size);
+// formats/idx: parse (from bytes), and for an accepted rank-1 array, the
+// dataset step that turns it into labels (makeDataset).
+void idx(const uint8_t* data, size_t size);
 
 }  // namespace mgc_fuzz

@@ -52,7 +52,8 @@ const Target kTargets[] = {{"bundle", mgc_fuzz::bundle},
                            {"onnx", mgc_fuzz::onnx},
                            {"ir", mgc_fuzz::ir},
                            {"npy", mgc_fuzz::npy},
-                           {"safetensors", mgc_fuzz::safetensors}};
+                           {"safetensors", mgc_fuzz::safetensors},
+                           {"idx", mgc_fuzz::idx}};
 
 }  // namespace
 
