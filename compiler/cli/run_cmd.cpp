@@ -1,13 +1,13 @@
 // mgc run BUNDLE.mgb --input NAME=FILE.npy ... [--output-dir DIR]
 // Loads the bundle through libmgrt's C API, runs it, writes each output as
 // DIR/<name>.npy, and prints the device and the run time.
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "compiler/cli/cli_args.h"
 #include "compiler/cli/commands.h"
 #include "compiler/cli/runner.h"
 
@@ -31,23 +31,11 @@ int report(const RunnerError& e) {
 }  // namespace
 
 int runMain(int argc, char** argv) {
-  CLI::App app{"Run a .mgb bundle with libmgrt", "mgc run"};
-  std::string path, outDir;
-  std::vector<std::string> inputSpecs;
-  int device = -1, iterations = 1, warmup = 0;
-  bool validation = false;
-  app.add_option("bundle", path, "bundle file (.mgb)")->required();
-  app.add_option("-i,--input", inputSpecs, "NAME=FILE.npy, once per model input");
-  app.add_option("--output-dir", outDir, "write each output as DIR/<name>.npy");
-  app.add_option("--device", device, "Vulkan device index (default: env MGRT_DEVICE, else the first discrete GPU)");
-  app.add_option("--iterations", iterations, "timed runs (the median is printed)")->check(CLI::Range(1, 100000));
-  app.add_option("--warmup", warmup, "untimed runs before timing")->check(CLI::Range(0, 100000));
-  app.add_flag("--validation", validation, "enable the Vulkan validation layer");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  RunArgs args;
+  if (int code = parseRunArgs(argc, argv, &args); code >= 0) return code;
+  const std::string& path = args.bundle;
+  const std::string& outDir = args.outDir;
+  const int iterations = args.iterations;
 
   std::ifstream f(path, std::ios::binary);
   if (!f) return report({kExitIo, path + ": cannot open file"});
@@ -61,14 +49,12 @@ int runMain(int argc, char** argv) {
   }
 
   Runner runner;
-  if (RunnerError e = runner.open(bundle, path, device, validation); e.exitCode) return report(e);
+  if (RunnerError e = runner.open(bundle, path, args.device, args.validation); e.exitCode) return report(e);
 
   std::vector<std::string> given;
-  for (const std::string& spec : inputSpecs) {
-    size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return report({kExitUsage, "--input '" + spec + "' is not NAME=FILE.npy"});
-    std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+  for (const std::string& spec : args.inputSpecs) {
+    std::string name, file;
+    if (!splitSpec(spec, &name, &file)) return report({kExitUsage, "--input '" + spec + "' is not NAME=FILE.npy"});
     mgb::npy::Array a;
     std::string err;
     if (!mgb::npy::readFile(file, &a, &err)) return report({kExitBadInput, err});  // err names the file
@@ -82,7 +68,7 @@ int runMain(int argc, char** argv) {
                                         info.name + "=FILE.npy"});
 
   double ms = 0;
-  for (int i = 0; i < warmup; ++i)
+  for (int i = 0; i < args.warmup; ++i)
     if (RunnerError e = runner.run(&ms); e.exitCode) return report(e);
   std::vector<double> times, gpu;
   for (int i = 0; i < iterations; ++i) {
@@ -109,7 +95,7 @@ int runMain(int argc, char** argv) {
     if (!mgb::npy::writeFile(file, out, &err)) return report({kExitIo, file + ": " + err});
     std::printf(" -> %s\n", file.c_str());
   }
-  if (validation && runner.validationMessages() > 0)
+  if (args.validation && runner.validationMessages() > 0)
     return report({kExitDevice, std::to_string(runner.validationMessages()) + " Vulkan validation messages"});
   return kExitOk;
 }

@@ -53,7 +53,8 @@ const Target kTargets[] = {{"bundle", mgc_fuzz::bundle},
                            {"ir", mgc_fuzz::ir},
                            {"npy", mgc_fuzz::npy},
                            {"safetensors", mgc_fuzz::safetensors},
-                           {"idx", mgc_fuzz::idx}};
+                           {"idx", mgc_fuzz::idx},
+                           {"cli", mgc_fuzz::cli}};
 
 }  // namespace
 
