@@ -48,8 +48,8 @@ date=$(date -u +%Y-%m-%d)
 bindir=$build/fuzz-long-bin
 mkdir -p "$bindir"
 status=0
-printf '| target | date | commit | minutes | executions | cov | ft | corpus (files, KiB) | findings |\n' | tee -a "$results"
-printf '|---|---|---|---|---|---|---|---|---|\n' | tee -a "$results"
+printf '| target | date | commit | minutes | executions | cov | ft | corpus (files, KiB) | findings | slow units |\n' | tee -a "$results"
+printf '|---|---|---|---|---|---|---|---|---|---|\n' | tee -a "$results"
 for t in "${targets[@]}"; do
   src=$build/tests/fuzz/fuzz_$t
   [[ -x $src ]] || { echo "fuzz_long: $src not built" >&2; exit 2; }
@@ -58,7 +58,12 @@ for t in "${targets[@]}"; do
   artifacts=$build/fuzz-artifacts/$t
   mkdir -p "$work" "$artifacts"
   log=$build/fuzz-long-$t.log
-  before=$(find "$artifacts" -type f | wc -l)
+  # Findings: crash-, leak-, timeout-, oom- inputs. A slow-unit- input (over
+  # 10 s once) is counted apart: on a loaded machine it is usually the load;
+  # re-run it alone (the binary with the file as argument) to tell.
+  count() { find "$artifacts" -type f -name "$1" | wc -l; }
+  before=$(( $(count 'crash-*') + $(count 'leak-*') + $(count 'timeout-*') + $(count 'oom-*') ))
+  slow_before=$(count 'slow-unit-*')
   start=$(date +%s)
   # New inputs go to $work (the first folder); the committed seeds are read only.
   if ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
@@ -72,7 +77,8 @@ for t in "${targets[@]}"; do
     echo "!! fuzz_$t: finding; see $log and $artifacts/" >&2
   fi
   elapsed=$(( $(date +%s) - start ))
-  findings=$(( $(find "$artifacts" -type f | wc -l) - before ))
+  findings=$(( $(count 'crash-*') + $(count 'leak-*') + $(count 'timeout-*') + $(count 'oom-*') - before ))
+  slow=$(( $(count 'slow-unit-*') - slow_before ))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   # The last status line (#N DONE / #N REDUCE / ...) carries cov: and ft:.
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
@@ -81,8 +87,8 @@ for t in "${targets[@]}"; do
   ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$last")
   files=$(find "$work" -type f | wc -l)
   kib=$(du -sk "$work" | cut -f1)
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s, %s | %s |\n' "$t" "$date" "$commit" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s, %s | %s | %s |\n' "$t" "$date" "$commit" \
     "$(awk -v s="$elapsed" 'BEGIN { printf "%.1f", s / 60 }')" "${execs:-?}" "${cov:-?}" "${ft:-?}" \
-    "$files" "$kib" "$findings" | tee -a "$results"
+    "$files" "$kib" "$findings" "$slow" | tee -a "$results"
 done
 exit $status

@@ -3,7 +3,7 @@
 //    give the same bytes as a single-threaded run, with no error and no
 //    validation message;
 //  - loading / unloading models and creating / destroying sessions over and
-//    over does not grow the process's memory;
+//    over does not grow the process's memory, and works from 4 threads at once;
 //  - a bundle whose arenas together exceed the device's memory is refused
 //    with MGRT_OUT_OF_MEMORY by verification, before any GPU object exists.
 // MGRT_LOAD_RUNS (runs per thread, default 1000) and MGRT_LOAD_CYCLES
@@ -182,6 +182,35 @@ TEST_CASE("loading models and creating sessions over and over does not grow memo
   // is allocator noise (measured: 0.1-0.5 MiB for 2,000 to 10,000 cycles).
   // Exact leak checking is LeakSanitizer's, in tools/ci_sanitize.sh.
   CHECK(after - before < 512);
+}
+
+TEST_CASE("4 threads load models and create sessions concurrently on one context", "[runtime][load]") {
+  const int cycles = std::max(1, envInt("MGRT_LOAD_CYCLES", 2000) / 40);
+  const std::vector<uint8_t> bytes = mgb::writeBundle(addSpec(256));
+  std::atomic<int> errors{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<float> in = pattern(t), y(256);
+      in.resize(256);
+      for (int i = 0; i < cycles; ++i) {
+        mgrt_model* m = nullptr;
+        if (mgrt_model_load(context(), bytes.data(), bytes.size(), &m) != MGRT_OK) { ++errors; return; }
+        mgrt_session* s = nullptr;
+        if (mgrt_session_create(m, "infer", &s) != MGRT_OK || mgrt_session_set_input(s, "a", in.data(), 1024) ||
+            mgrt_session_run(s) || mgrt_session_get_output(s, "y1", y.data(), 1024))
+          ++errors;
+        else if (y[100] != in[100] + 0.25f * 100 + 0.5f)
+          ++wrong;
+        mgrt_session_destroy(s);  // null-safe
+        mgrt_model_destroy(m);
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  CHECK(errors == 0);
+  CHECK(wrong == 0);
+  CHECK(mgrt_context_validation_messages(context()) == 0);
 }
 
 TEST_CASE("arenas beyond the device's memory fail with MGRT_OUT_OF_MEMORY before allocating", "[runtime][load]") {
