@@ -63,10 +63,15 @@ Array parse(const std::vector<uint8_t>& bytes, const std::string& path) {
   if (ndim == 0 || ndim > 8) throw std::runtime_error(path + ": IDX rank " + std::to_string(ndim) + " is not 1..8");
   if (bytes.size() < 4 + 4 * size_t(ndim)) throw std::runtime_error(path + ": truncated IDX header");
   Array a;
-  uint64_t numel = 1;
+  // Every partial product of the dims (rowSize(), a row's offset) must stay
+  // small, not only numel: a zero dim makes numel 0 while the others could
+  // still multiply past int64 (found by fuzz_cli: [0, 3.5e9, 3.5e9]). So
+  // the product of the non-zero dims is bounded, and numel with it.
+  uint64_t numel = 1, bound = 1;
   for (int d = 0; d < ndim; ++d) {
     uint32_t dim = be32(bytes.data() + 4 + 4 * d);
-    if (dim != 0 && numel > (uint64_t(1) << 32) / dim) throw std::runtime_error(path + ": IDX dims are too large");
+    if (dim != 0 && bound > (uint64_t(1) << 32) / dim) throw std::runtime_error(path + ": IDX dims are too large");
+    if (dim != 0) bound *= dim;
     numel *= dim;
     a.shape.push_back(int64_t(dim));
   }
