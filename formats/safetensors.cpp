@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <unordered_set>
 
 #include "formats/dtype.h"
 
@@ -83,10 +84,15 @@ class Parser {
     ++p_;
     skipSpace();
     if (p_ != end_ && *p_ == '}') return ++p_, true;
+    // A key given twice is refused (as serde_json does for the fields
+    // safetensors reads): otherwise a second "shape" appended to the first,
+    // past the rank limit (fuzz_safetensors finding), or the last one won.
+    std::unordered_set<std::string> keys;
     for (;;) {
       skipSpace();
       std::string key;
       if (p_ == end_ || *p_ != '"' || !string(&key)) return fail("expected a string key");
+      if (!keys.insert(key).second) return fail("a key appears twice in one object");
       skipSpace();
       if (p_ == end_ || *p_ != ':') return fail("expected ':'");
       ++p_;
