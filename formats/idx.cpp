@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -45,8 +46,9 @@ int64_t Array::rowSize() const {
   return n;
 }
 
-Array read(const std::string& path) {
-  std::vector<uint8_t> bytes = readMaybeGzip(path);
+Array read(const std::string& path) { return parse(readMaybeGzip(path), path); }
+
+Array parse(const std::vector<uint8_t>& bytes, const std::string& path) {
   if (bytes.size() < 4 || bytes[0] != 0 || bytes[1] != 0)
     throw std::runtime_error(path + ": not an IDX file (bad magic)");
   const uint8_t type = bytes[2], ndim = bytes[3];
@@ -61,10 +63,15 @@ Array read(const std::string& path) {
   if (ndim == 0 || ndim > 8) throw std::runtime_error(path + ": IDX rank " + std::to_string(ndim) + " is not 1..8");
   if (bytes.size() < 4 + 4 * size_t(ndim)) throw std::runtime_error(path + ": truncated IDX header");
   Array a;
-  uint64_t numel = 1;
+  // Every partial product of the dims (rowSize(), a row's offset) must stay
+  // small, not only numel: a zero dim makes numel 0 while the others could
+  // still multiply past int64 (found by fuzz_cli: [0, 3.5e9, 3.5e9]). So
+  // the product of the non-zero dims is bounded, and numel with it.
+  uint64_t numel = 1, bound = 1;
   for (int d = 0; d < ndim; ++d) {
     uint32_t dim = be32(bytes.data() + 4 + 4 * d);
-    if (dim != 0 && numel > (uint64_t(1) << 32) / dim) throw std::runtime_error(path + ": IDX dims are too large");
+    if (dim != 0 && bound > (uint64_t(1) << 32) / dim) throw std::runtime_error(path + ": IDX dims are too large");
+    if (dim != 0) bound *= dim;
     numel *= dim;
     a.shape.push_back(int64_t(dim));
   }
@@ -110,15 +117,26 @@ Dataset loadMnistDir(const std::string& dir, bool train) {
     }
     return base;
   };
+  return makeDataset(read(pick(prefix + "-images-idx3-ubyte")), read(pick(prefix + "-labels-idx1-ubyte")), prefix);
+}
+
+Dataset makeDataset(Array images, Array labels, const std::string& name) {
   Dataset d;
-  d.images = read(pick(prefix + "-images-idx3-ubyte"));
-  Array labels = read(pick(prefix + "-labels-idx1-ubyte"));
+  d.images = std::move(images);
   if (d.images.shape.size() == 3) d.images.shape.insert(d.images.shape.begin() + 1, 1);
   if (labels.shape.size() != 1 || labels.rows() != d.images.rows())
-    throw std::runtime_error(prefix + ": " + std::to_string(d.images.rows()) + " images but " +
+    throw std::runtime_error(name + ": " + std::to_string(d.images.rows()) + " images but " +
                              std::to_string(labels.values.size()) + " labels");
   for (float& v : d.images.values) v /= 255.0f;
-  for (float v : labels.values) d.labels.push_back(int64_t(v));
+  d.labels.reserve(labels.values.size());
+  for (float v : labels.values) {
+    // A float or int32 IDX label file may hold NaN, a fraction or a huge
+    // value: int64_t(NaN) is undefined behaviour, so refuse anything that
+    // is not a small non-negative integer (labels are class indices).
+    if (!(v >= 0 && v < 2147483648.0f) || v != std::floor(v))
+      throw std::runtime_error(name + ": label " + std::to_string(v) + " is not a class index (0, 1, 2, ...)");
+    d.labels.push_back(int64_t(v));
+  }
   return d;
 }
 

@@ -25,6 +25,11 @@ struct Array {
 // naming the file and the problem (bad magic, truncated data, dims too big).
 Array read(const std::string& path);
 
+// The same from bytes already in memory (not gzipped); `path` only names the
+// source in errors. read() is readMaybeGzip + parse; the fuzz target
+// (tests/fuzz/fuzz_idx.cpp) feeds parse directly.
+Array parse(const std::vector<uint8_t>& bytes, const std::string& path);
+
 // A labelled dataset: images scaled to [0, 1] as [N, 1, H, W] rows, labels.
 struct Dataset {
   Array images;  // shape [N, 1, H, W] (rank-3 IDX images get a channel axis)
@@ -33,6 +38,11 @@ struct Dataset {
 
 // `dir`/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]
 Dataset loadMnistDir(const std::string& dir, bool train);
+
+// The images and labels read from two IDX arrays (what loadMnistDir does
+// after reading): checks the counts match and every label is a class index.
+// `name` prefixes errors (std::runtime_error).
+Dataset makeDataset(Array images, Array labels, const std::string& name);
 
 // A permutation of 0..n-1 from a seed (std::mt19937_64 + Fisher-Yates, so
 // the same on every platform), or the identity when !shuffle.

@@ -1,12 +1,15 @@
 #include "formats/safetensors.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <unordered_set>
 
 #include "formats/dtype.h"
 
@@ -81,10 +84,15 @@ class Parser {
     ++p_;
     skipSpace();
     if (p_ != end_ && *p_ == '}') return ++p_, true;
+    // A key given twice is refused (as serde_json does for the fields
+    // safetensors reads): otherwise a second "shape" appended to the first,
+    // past the rank limit (fuzz_safetensors finding), or the last one won.
+    std::unordered_set<std::string> keys;
     for (;;) {
       skipSpace();
       std::string key;
       if (p_ == end_ || *p_ != '"' || !string(&key)) return fail("expected a string key");
+      if (!keys.insert(key).second) return fail("a key appears twice in one object");
       skipSpace();
       if (p_ == end_ || *p_ != ':') return fail("expected ':'");
       ++p_;
@@ -386,7 +394,31 @@ std::vector<uint8_t> serialize(const std::vector<TensorData>& tensors, const std
   return out;
 }
 
+void removeStaleTemporaries(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  if (dir.empty()) dir = "/";
+  const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;  // the write that follows reports the real problem
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::stol(digits);
+    // Alive (or alive but not ours to signal: EPERM): its writer may still
+    // be writing. Only ESRCH means no such process.
+    if (pid <= 0 || pid == long(getpid()) || ::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;
+    stale.push_back(dir + "/" + name);
+  }
+  ::closedir(d);
+  for (const std::string& f : stale) ::unlink(f.c_str());
+}
+
 bool writeFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes, std::string* error) {
+  removeStaleTemporaries(path);
   const std::string tmp = path + ".tmp." + std::to_string(long(getpid()));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return fail(error, "cannot create '" + tmp + "': " + std::strerror(errno));

@@ -90,7 +90,14 @@ std::vector<uint8_t> serialize(const std::vector<TensorData>& tensors,
 // Writes `bytes` to `path` atomically: a temporary file in the same
 // directory, fsync, rename over `path`, fsync of the directory. A crash
 // leaves either the old file or the new one, never a mix.
+// The temporary is `path`.tmp.<pid>; one left by a writer that was killed
+// is removed by the next writeFileAtomic of the same `path`.
 bool writeFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes, std::string* error);
+
+// Deletes `path`.tmp.<pid> files (that exact pattern, next to `path`) whose
+// pid is no live process: temporaries of a writer killed mid-write. A pid
+// reused by a live process keeps its file until a later call.
+void removeStaleTemporaries(const std::string& path);
 
 // Reads a whole file; false with *error on failure.
 bool readFile(const std::string& path, std::vector<uint8_t>* out, std::string* error);

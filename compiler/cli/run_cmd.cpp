@@ -2,14 +2,13 @@
 // Loads the bundle through libmgrt's C API, runs it, writes each output as
 // DIR/<name>.npy, and prints the device and the run time; with --profile,
 // a trace of the last run and its top kernels (profile.h).
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "compiler/cli/cli_args.h"
 #include "compiler/cli/commands.h"
 #include "compiler/cli/profile.h"
 #include "compiler/cli/runner.h"
@@ -26,15 +25,6 @@ std::string fileNameFor(const std::string& tensor) {
   return r;
 }
 
-// $XDG_CACHE_HOME/mgc, else $HOME/.cache/mgc, else none.
-std::string defaultPipelineCacheDir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg) return std::string(xdg) + "/mgc";
-  const char* home = std::getenv("HOME");
-  if (home && *home) return std::string(home) + "/.cache/mgc";
-  return "";
-}
-
 int report(const RunnerError& e) {
   std::fprintf(stderr, "mgc run: error: %s\n", e.message.c_str());
   return e.exitCode;
@@ -43,29 +33,11 @@ int report(const RunnerError& e) {
 }  // namespace
 
 int runMain(int argc, char** argv) {
-  CLI::App app{"Run a .mgb bundle with libmgrt", "mgc run"};
-  std::string path, outDir, profile, entry = "infer";
-  std::vector<std::string> inputSpecs;
-  int device = -1, iterations = 1, warmup = 0;
-  bool validation = false, noCache = false;
-  std::string cacheDir = defaultPipelineCacheDir();
-  app.add_option("bundle", path, "bundle file (.mgb)")->required();
-  app.add_option("-i,--input", inputSpecs, "NAME=FILE.npy, once per model input");
-  app.add_option("--output-dir", outDir, "write each output as DIR/<name>.npy");
-  app.add_option("--device", device, "Vulkan device index (default: env MGRT_DEVICE, else the first discrete GPU)");
-  app.add_option("--iterations", iterations, "timed runs (the median is printed)")->check(CLI::Range(1, 100000));
-  app.add_option("--warmup", warmup, "untimed runs before timing")->check(CLI::Range(0, 100000));
-  app.add_flag("--validation", validation, "enable the Vulkan validation layer");
-  app.add_option("--entry", entry, "entry point to run (default infer; train_step runs training steps)");
-  app.add_option("--profile", profile, "write a Chrome/Perfetto trace of the last run here and print its top kernels");
-  app.add_option("--pipeline-cache", cacheDir,
-                 "folder for compiled pipelines kept between runs (default: $XDG_CACHE_HOME/mgc, else ~/.cache/mgc)");
-  app.add_flag("--no-pipeline-cache", noCache, "compile every pipeline afresh; read and write no cache");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  RunArgs args;
+  if (int code = parseRunArgs(argc, argv, &args); code >= 0) return code;
+  const std::string& path = args.bundle;
+  const std::string& outDir = args.outDir;
+  const int iterations = args.iterations;
 
   std::ifstream f(path, std::ios::binary);
   if (!f) return report({kExitIo, path + ": cannot open file"});
@@ -79,23 +51,22 @@ int runMain(int argc, char** argv) {
   }
 
   Runner runner;
-  if (RunnerError e = runner.open(bundle, path, device, validation, noCache ? "" : cacheDir, entry); e.exitCode)
+  if (RunnerError e = runner.open(bundle, path, args.device, args.validation, args.noCache ? "" : args.cacheDir, args.entry);
+      e.exitCode)
     return report(e);
-  if (!profile.empty())
+  if (!args.profile.empty())
     if (std::string e = enableProfiling(runner.session()); !e.empty())
       return report({kExitDevice, "--profile: " + e + "; no trace written"});
   // A default folder that cannot be made (a read-only home) is no news;
   // anything else about the cache is.
   const std::string note = runner.pipelineCacheNote();
-  if (!note.empty() && (app.count("--pipeline-cache") || runner.pipelineCacheState() != "off"))
+  if (!note.empty() && (args.cacheDirGiven || runner.pipelineCacheState() != "off"))
     std::fprintf(stderr, "mgc run: warning: %s\n", note.c_str());
 
   std::vector<std::string> given;
-  for (const std::string& spec : inputSpecs) {
-    size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return report({kExitUsage, "--input '" + spec + "' is not NAME=FILE.npy"});
-    std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+  for (const std::string& spec : args.inputSpecs) {
+    std::string name, file;
+    if (!splitSpec(spec, &name, &file)) return report({kExitUsage, "--input '" + spec + "' is not NAME=FILE.npy"});
     mgb::npy::Array a;
     std::string err;
     if (!mgb::npy::readFile(file, &a, &err)) return report({kExitBadInput, err});  // err names the file
@@ -109,7 +80,7 @@ int runMain(int argc, char** argv) {
                                         info.name + "=FILE.npy"});
 
   double ms = 0;
-  for (int i = 0; i < warmup; ++i)
+  for (int i = 0; i < args.warmup; ++i)
     if (RunnerError e = runner.run(&ms); e.exitCode) return report(e);
   std::vector<double> times, gpu;
   for (int i = 0; i < iterations; ++i) {
@@ -138,11 +109,11 @@ int runMain(int argc, char** argv) {
     if (!mgb::npy::writeFile(file, out, &err)) return report({kExitIo, file + ": " + err});
     std::printf(" -> %s\n", file.c_str());
   }
-  if (!profile.empty())
-    if (std::string e = reportProfile(runner.session(), profile, "mgc run " + path + " on " + runner.deviceName());
+  if (!args.profile.empty())
+    if (std::string e = reportProfile(runner.session(), args.profile, "mgc run " + path + " on " + runner.deviceName());
         !e.empty())
       return report({kExitIo, "--profile: " + e});
-  if (validation && runner.validationMessages() > 0)
+  if (args.validation && runner.validationMessages() > 0)
     return report({kExitDevice, std::to_string(runner.validationMessages()) + " Vulkan validation messages"});
   return kExitOk;
 }

@@ -11,6 +11,14 @@
  *   mgrt_session_set_input(s, "x", data, bytes);
  *   mgrt_session_run(s);
  *   mgrt_session_get_output(s, "y", out, bytes);
+ *
+ * Threads (tested by tests/runtime/test_load.cpp under the validation
+ * layer): sessions of one model on one context may run at the same time
+ * from different threads, and models may be loaded and destroyed, sessions
+ * created and destroyed, from different threads at once. One session is
+ * used by one thread at a time; a model outlives its sessions and a context
+ * its models. Sessions of a training model share its state: do not run two
+ * of them at once, nor move state while one runs (see State below).
  */
 #ifndef MGRT_H_
 #define MGRT_H_

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "compiler/hf/shard_index.h"
 #include "compiler/onnx/import.h"
 #include "formats/bundle_layout.h"
+#include "formats/idx.h"
 #include "formats/npy.h"
 #include "formats/safetensors.h"
 #include "runtime/core/verify_fuzz_entry.h"
@@ -186,6 +188,30 @@ void hfJson(const uint8_t* data, size_t size) {
       if (shard.find('/') != std::string::npos || shard.rfind('.', 0) == 0) contractBroken("shard name leaves the folder");
   } catch (const mgc::Error& e) {
     if (std::strlen(e.what()) == 0) contractBroken("index refusal without a message");
+  }
+}
+
+void idx(const uint8_t* data, size_t size) {
+  ::idx::Array a;
+  try {
+    a = ::idx::parse(std::vector<uint8_t>(data, data + size), "fuzz.idx");
+  } catch (const std::runtime_error& e) {
+    if (std::strlen(e.what()) == 0) contractBroken("idx refusal without a message");
+    return;
+  }
+  uint64_t numel = 1;
+  for (int64_t d : a.shape) numel *= uint64_t(d);  // the reader bounds numel by 2^32
+  if (a.shape.empty() || a.values.size() != numel) contractBroken("accepted idx has values that do not fill its shape");
+  if (a.shape.size() != 1) return;
+  // A rank-1 array is a label file: pair it with as many one-pixel images.
+  ::idx::Array images;
+  images.shape = {a.shape[0], 1, 1};
+  images.values.assign(a.values.size(), 0.0f);
+  try {
+    ::idx::Dataset d = ::idx::makeDataset(images, a, "fuzz");
+    if (d.labels.size() != a.values.size() || d.images.shape.size() != 4) contractBroken("idx dataset sizes");
+  } catch (const std::runtime_error& e) {
+    if (std::strlen(e.what()) == 0) contractBroken("idx dataset refusal without a message");
   }
 }
 

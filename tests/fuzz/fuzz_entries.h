@@ -32,4 +32,14 @@ void pipelineCache(const uint8_t* data, size_t size);
 // escape, and an accepted config is self-consistent.
 void hfJson(const uint8_t* data, size_t size);
 
+// formats/idx: parse (from bytes), and for an accepted rank-1 array, the
+// dataset step that turns it into labels (makeDataset).
+void idx(const uint8_t* data, size_t size);
+// compiler/cli: `mgc run` / `mgc train` argument parsing and what sits
+// behind it without a device: NAME=FILE specs, the .npy (or IDX) file they
+// name checked against a fixed set of bundle inputs. Input: one selector
+// byte (bit 0: run or train), then argv as '\n'-separated words, then an
+// optional '\0' and the bytes of every named file.
+void cli(const uint8_t* data, size_t size);
+
 }  // namespace mgc_fuzz

@@ -54,7 +54,9 @@ const Target kTargets[] = {{"bundle", mgc_fuzz::bundle},
                            {"npy", mgc_fuzz::npy},
                            {"safetensors", mgc_fuzz::safetensors},
                            {"pipeline_cache", mgc_fuzz::pipelineCache},
-                           {"hf_json", mgc_fuzz::hfJson}};
+                           {"hf_json", mgc_fuzz::hfJson},
+                           {"idx", mgc_fuzz::idx},
+                           {"cli", mgc_fuzz::cli}};
 
 }  // namespace
 
