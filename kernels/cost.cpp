@@ -53,7 +53,7 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   }
   if (kernel == "conv2d" || kernel == "conv2d_direct" || kernel == "conv2d_splitk")
     return convFlops(inType(g, n, 1).shape, outType(g, n).shape);
-  if (kernel == "conv2d_grad") {
+  if (kernel == "conv2d_grad" || kernel == "conv2d_grad_gemm") {
     // ConvGradInput(dy, w) -> dx; ConvGradWeight(x, dy) -> dw
     const bool wantInput = n.op == Op::ConvGradInput;
     const Shape& w = wantInput ? inType(g, n, 1).shape : outType(g, n).shape;
