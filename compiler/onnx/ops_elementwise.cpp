@@ -219,7 +219,7 @@ void dropout(NodeContext& c) {
   {
     char r[32];
     std::snprintf(r, sizeof r, "%g", ratio);
-    c.unsupported(std::string("a Dropout in training mode (ratio ") + r +
+    c.unsupported(std::string("a Dropout with training_mode true (ratio ") + r +
                   ") is random: compile with --train, or export the model in eval mode for inference");
   }
   c.setOutput(0, c.input(0));
