@@ -1,5 +1,7 @@
 #include "kernels/lower_common.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <limits>
 
@@ -22,6 +24,14 @@ uint32_t i32(const Node& n, int64_t v, const char* what) {
   if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
     fail(n, std::string(what) + " " + std::to_string(v) + " does not fit in 32 bits");
   return uint32_t(int32_t(v));
+}
+
+KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K) {
+  if (tiles >= policy.splitBelow || K < 2 * policy.minSliceK) return {1, K};
+  int64_t slices = std::min({(policy.fillTiles + tiles - 1) / tiles, K / policy.minSliceK, policy.maxSlices});
+  if (slices < 2) return {1, K};
+  int64_t sliceK = ((K + slices - 1) / slices + 15) / 16 * 16;  // whole k steps of the 64x64 core
+  return {(K + sliceK - 1) / sliceK, sliceK};
 }
 
 uint32_t f32Bits(double v) {

@@ -20,6 +20,19 @@ uint32_t u32(const Node& n, int64_t v, const char* what);
 uint32_t i32(const Node& n, int64_t v, const char* what);
 uint32_t f32Bits(double v);
 
+// Split-K for a GEMM on the 64x64 core (conv2d_splitk, conv2d_grad_gemm):
+// when it has fewer than `splitBelow` output tiles but a long K, slices of
+// >= minSliceK k values (whole 16-wide steps) bring the grid towards
+// `fillTiles` workgroups, at most maxSlices of them per tile.
+struct SplitK {
+  int64_t fillTiles, splitBelow, minSliceK, maxSlices;
+};
+struct KSlices {
+  int64_t count = 1;  // 1: no split
+  int64_t sliceK;     // k values per slice (a multiple of 16 when split)
+};
+KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K);
+
 // A plan for `kernel` with the node's name filled in.
 DispatchPlan makePlan(const Node& n, const char* kernel);
 

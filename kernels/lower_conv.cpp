@@ -14,18 +14,9 @@ constexpr int64_t kMinGemmChannels = 16;
 // are too few to fill a big GPU but whose K is long: late ResNet layers
 // (512 channels x 7x7 pixels: 8 workgroups each walking K = 4608) run
 // latency-bound on a handful of compute units. Slices of >= 256 k values
-// bring the grid towards kFillTiles workgroups; the two extra dispatches
+// bring the grid towards fillTiles workgroups; the two extra dispatches
 // (zero, bias + epilogue) cost ~2 barriers.
-namespace {
-
-constexpr int64_t kFillTiles = 128, kSplitBelowTiles = 64, kMinSliceK = 256, kMaxSlices = 16;
-
-int64_t splitKSlices(int64_t tiles, int64_t K) {
-  if (tiles >= kSplitBelowTiles || K < 2 * kMinSliceK) return 1;
-  return std::min({(kFillTiles + tiles - 1) / tiles, K / kMinSliceK, kMaxSlices});
-}
-
-}  // namespace
+constexpr SplitK kConvSplitK{/*fillTiles=*/128, /*splitBelow=*/64, /*minSliceK=*/256, /*maxSlices=*/16};
 
 std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   requireFloat(g, n, "conv2d");
@@ -56,11 +47,9 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   d.groups[0] = clamp(tiles(cols));
   d.groups[1] = clamp(tiles(Mg));
   d.groups[2] = clamp(groups);
-  int64_t slices = splitKSlices(tiles(cols) * tiles(Mg) * groups, K);
-  if (slices < 2) return {d};
-  int64_t sliceK = (K + slices - 1) / slices;
-  sliceK = (sliceK + 15) / 16 * 16;  // whole k steps of the 64x64 core
-  slices = (K + sliceK - 1) / sliceK;
+  const KSlices ks = splitK(kConvSplitK, tiles(cols) * tiles(Mg) * groups, K);
+  if (ks.count < 2) return {d};
+  const int64_t slices = ks.count, sliceK = ks.sliceK;
   DispatchPlan zero = makePlan(n, "conv2d_finish");
   zero.params = {u32(n, numel(y), "output size"), d.params[4], u32(n, y[2] * y[3], "pixels"), d.params[16], 0};
   zero.bindings = {d.bindings[2], n.outputs[0]};

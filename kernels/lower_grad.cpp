@@ -15,14 +15,9 @@ namespace {
 // invocation per element.
 constexpr int64_t kMinGemmRows = 16;
 // Split-K for the weight gradient: its GEMM is small (M x Cg*KH*KW) and
-// deep (K = N*OH*OW, thousands), so slices of >= 256 k values bring the
-// grid towards kFillTiles workgroups (a few per compute unit on a big GPU).
-constexpr int64_t kFillTiles = 256, kSplitBelowTiles = 128, kMinSliceK = 256, kMaxSlices = 64;
-
-int64_t splitKSlices(int64_t tiles, int64_t K) {
-  if (tiles >= kSplitBelowTiles || K < 2 * kMinSliceK) return 1;
-  return std::min({(kFillTiles + tiles - 1) / tiles, K / kMinSliceK, kMaxSlices});
-}
+// deep (K = N*OH*OW, thousands), so aim for more workgroups (a few per
+// compute unit on a big GPU) than the forward conv does.
+constexpr SplitK kGradSplitK{/*fillTiles=*/256, /*splitBelow=*/128, /*minSliceK=*/256, /*maxSlices=*/64};
 
 }  // namespace
 
@@ -57,11 +52,8 @@ std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n) {
   u32(n, K, "GEMM depth");
   auto tiles = [](int64_t v) { return (v + 63) / 64; };
   auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
-  int64_t slices = splitKSlices(tiles(cols) * tiles(rows) * groups, K), sliceK = K;
-  if (slices > 1) {
-    sliceK = ((K + slices - 1) / slices + 15) / 16 * 16;  // whole k steps of the 64x64 core
-    slices = (K + sliceK - 1) / sliceK;
-  }
+  const KSlices ks = splitK(kGradSplitK, tiles(cols) * tiles(rows) * groups, K);
+  const int64_t slices = ks.count, sliceK = ks.sliceK;
   d.params.push_back(uint32_t(slices));
   d.params.push_back(uint32_t(sliceK));
   d.groups[0] = clamp(tiles(cols));

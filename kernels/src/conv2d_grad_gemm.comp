@@ -31,14 +31,7 @@ layout(std430, set = 0, binding = 1) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 2) readonly buffer B { float b[]; };
 layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
 
-void atomicAddFloat(uint o, float v) {
-  uint seen = outBits[o];
-  for (;;) {
-    uint prev = atomicCompSwap(outBits[o], seen, floatBitsToUint(uintBitsToFloat(seen) + v));
-    if (prev == seen) break;
-    seen = prev;
-  }
-}
+#include "atomic_add.glsl"
 
 void main() {
   uint N = p[0], C = p[1], H = p[2], W = p[3], M = p[4], OH = p[5], OW = p[6], KH = p[7], KW = p[8];

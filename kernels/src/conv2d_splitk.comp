@@ -31,14 +31,7 @@ float inputTap(uint n, uint ch, uint oh, uint ow, uint kh, uint kw) {
   return x[((n * p[1] + ch) * p[2] + uint(ih)) * p[3] + uint(iw)];
 }
 
-void atomicAddFloat(uint o, float v) {
-  uint seen = outBits[o];
-  for (;;) {
-    uint prev = atomicCompSwap(outBits[o], seen, floatBitsToUint(uintBitsToFloat(seen) + v));
-    if (prev == seen) break;
-    seen = prev;
-  }
-}
+#include "atomic_add.glsl"
 
 void main() {
   uint groups = p[15], Cg = p[1] / groups, Mg = p[4] / groups;
