@@ -25,7 +25,7 @@ ninja -C "$build" -j"$jobs"
 
 # Keep the Vulkan driver and layer libraries mapped until exit so their
 # leak stacks stay symbolized (see tests/sanitizers/keep_libraries_loaded.c).
-keep="$build/keep_libraries_loaded.so"
+keep="$(cd "$build" && pwd)/keep_libraries_loaded.so"   # absolute: ctest runs in $build
 cc -shared -fPIC -O2 -o "$keep" tests/sanitizers/keep_libraries_loaded.c
 export LD_PRELOAD="$keep${LD_PRELOAD:+:$LD_PRELOAD}"
 # verify_asan_link_order=0: the preloaded shim comes before the ASan runtime.

@@ -29,7 +29,9 @@ done
 # The runtime needs only the C/C++ runtime: no compiler library (protobuf,
 # onnx, shaderc, SPIRV-Cross, spdlog), not even the Vulkan loader (volk
 # opens it at run time).
-deps=$(ldd "$P/$lib/libmgrt.so" | awk '{print $1}' | sed 's|.*/||' | sort -u | tr '\n' ' ')
+# (LD_PRELOAD cleared: a preloaded shim such as tools/ci_sanitize.sh's is no
+# dependency of the library.)
+deps=$(LD_PRELOAD= ldd "$P/$lib/libmgrt.so" | awk '{print $1}' | sed 's|.*/||' | sort -u | tr '\n' ' ')
 for d in $deps; do
   case $d in
     linux-vdso.so.* | ld-linux*.so.* | libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | libstdc++.so.* | libgcc_s.so.*) ;;
