@@ -10,6 +10,7 @@
 
 #include "ir/eval_internal.h"
 #include "ir/fused_eltwise.h"
+#include "ir/matmul.h"
 
 namespace mgc {
 
@@ -103,7 +104,8 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::Xor: return logic(x, y(), T, [](bool a, bool b) { return a != b; });
     case Op::Where: return evalWhere(x, y(), *in[2], T);
     case Op::MatMul: {
-      HostTensor out = evalMatMul(x, y(), T);
+      const MatMulLayout layout = matmulLayout(n);
+      HostTensor out = evalMatMul(layout.transA ? swapLastTwo(x) : x, layout.transB ? swapLastTwo(y()) : y(), T);
       applyEpilogue(n, in, out);
       return out;
     }

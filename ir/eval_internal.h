@@ -175,6 +175,8 @@ HostTensor evalArgMax(const Node& n, const HostTensor& x, const TensorType& outT
 // eval_shape.cpp (data movement: byte copies, exact for every dtype)
 HostTensor evalReshape(const HostTensor& x, const TensorType& outT);
 HostTensor evalTranspose(const Node& n, const HostTensor& x, const TensorType& outT);
+// x with its last two axes swapped (rank >= 2): MatMul's trans_a / trans_b.
+HostTensor swapLastTwo(const HostTensor& x);
 HostTensor evalConcat(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalSlice(const Node& n, const HostTensor& x, const TensorType& outT);
 HostTensor evalGather(const Node& n, const HostTensor& data, const HostTensor& idx, const TensorType& outT);

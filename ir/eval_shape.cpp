@@ -34,6 +34,15 @@ HostTensor evalTranspose(const Node& n, const HostTensor& x, const TensorType& o
   return gatherByWalk(x, outT, StridedWalk(outT.shape, {strides}));
 }
 
+HostTensor swapLastTwo(const HostTensor& x) {
+  const size_t r = x.type.shape.size();
+  std::vector<int64_t> strides = rowMajorStrides(x.type.shape);
+  TensorType t = x.type;
+  std::swap(t.shape[r - 1], t.shape[r - 2]);
+  std::swap(strides[r - 1], strides[r - 2]);
+  return gatherByWalk(x, t, StridedWalk(t.shape, {strides}));
+}
+
 HostTensor evalConcat(const Node& n, const Inputs& in, const TensorType& outT) {
   int rank = outT.rank();
   int64_t axis = normalizedAxis(n.i("axis"), rank);

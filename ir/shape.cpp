@@ -5,6 +5,7 @@
 #include "ir/epilogue.h"
 #include "ir/fused_eltwise.h"
 #include "ir/graph.h"
+#include "ir/matmul.h"
 
 namespace mgc {
 
@@ -116,14 +117,18 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       }
     }
     case Op::MatMul: {
-      Shape a = x.shape, b = in(1).shape;
+      const MatMulLayout layout = matmulLayout(n);
+      if ((layout.transA && x.rank() < 2) || (layout.transB && in(1).rank() < 2))
+        fail(n, "trans_a / trans_b need an operand of rank >= 2");
+      Shape a = logicalOperand(x.shape, layout.transA), b = logicalOperand(in(1).shape, layout.transB);
       if (a.empty() || b.empty()) fail(n, "operands must have rank >= 1");
       if (x.dtype != in(1).dtype) fail(n, "operand dtypes differ");
       bool va = a.size() == 1, vb = b.size() == 1;
       if (va) a.insert(a.begin(), 1);
       if (vb) b.push_back(1);
       if (a.back() != b[b.size() - 2])
-        fail(n, "inner dimensions differ: " + shapeStr(x.shape) + " x " + shapeStr(in(1).shape));
+        fail(n, "inner dimensions differ: " + shapeStr(a) + " x " + shapeStr(b) +
+                   (layout.transA || layout.transB ? " (after trans_a / trans_b)" : ""));
       Shape ba(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2), s;
       try {
         s = broadcastShapes(ba, bb);

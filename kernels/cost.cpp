@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/fused_eltwise.h"
+#include "ir/matmul.h"
 #include "kernels/lower_common.h"
 
 namespace mgc {
@@ -47,8 +48,8 @@ uint64_t poolWindow(const Node& n) {
 
 uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   const uint64_t out = count(outType(g, n).numel());
-  if (kernel == "matmul") {
-    const Shape& a = inType(g, n, 0).shape;
+  if (kernel == "matmul" || kernel == "matmul_splitk") {
+    const Shape a = logicalOperand(inType(g, n, 0).shape, matmulLayout(n).transA);
     return a.empty() ? 0 : mul(mul(2, out), count(a.back()));
   }
   if (kernel == "conv2d" || kernel == "conv2d_direct" || kernel == "conv2d_splitk")

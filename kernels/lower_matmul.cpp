@@ -1,13 +1,24 @@
-// MatMul → the tiled matmul kernel (kernels/src/matmul.comp).
+// MatMul → the tiled matmul kernel (kernels/src/matmul.comp), which reads
+// operands stored transposed (trans_a / trans_b) in place.
 #include <algorithm>
 
+#include "ir/matmul.h"
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {
 
+// Split-K (matmul_splitk between two conv2d_finish passes) for products
+// whose 64x64 tiles are too few to fill a big GPU while K is long, e.g. a
+// language model's logits gradient (18 tiles over K = 49152). Slices of
+// >= 512 k values bring the grid towards fillTiles workgroups; the two
+// extra dispatches cost ~2 barriers, so short K never splits.
+constexpr SplitK kMatMulSplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/512, /*maxSlices=*/32};
+
 std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   requireFloat(g, n, "matmul");
-  Shape a = inType(g, n, 0).shape, b = inType(g, n, 1).shape;
+  const MatMulLayout layout = matmulLayout(n);
+  Shape a = logicalOperand(inType(g, n, 0).shape, layout.transA);
+  Shape b = logicalOperand(inType(g, n, 1).shape, layout.transB);
   if (a.size() == 1) a.insert(a.begin(), 1);  // [K] → [1, K]
   if (b.size() == 1) b.push_back(1);          // [K] → [K, 1]
   int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
@@ -34,11 +45,30 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   u32(n, std::max(numel(a), numel(b)), "operand size");
   d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
   appendEpilogue(g, n, d, n.inputs[0]);
-  auto tiles = [](int64_t x) { return uint32_t(std::min<int64_t>((x + 63) / 64, kMaxGroups)); };
-  d.groups[0] = tiles(N);
-  d.groups[1] = tiles(M);
-  d.groups[2] = uint32_t(std::min<int64_t>(batches, kMaxGroups));
-  return {d};
+  d.params.push_back(uint32_t(layout.transA) | uint32_t(layout.transB) << 1);  // p[36]
+  auto tiles = [](int64_t x) { return (x + 63) / 64; };
+  auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
+  d.groups[0] = clamp(tiles(N));
+  d.groups[1] = clamp(tiles(M));
+  d.groups[2] = clamp(batches);
+  const KSlices ks = splitK(kMatMulSplitK, tiles(N) * tiles(M) * batches, K);
+  if (ks.count < 2) return {d};
+  // conv2d_finish over the output as [rows, N, 1]: zero, then the epilogue.
+  DispatchPlan zero = makePlan(n, "conv2d_finish");
+  zero.params = {u32(n, batches * M * N, "output size"), d.params[1], 1, 0, 0};
+  zero.bindings = {n.inputs[1], n.outputs[0]};
+  appendEpilogue(g, n, zero, n.inputs[0]);
+  setItemGrid(zero, n, uint64_t(batches * M * N));
+  DispatchPlan finish = zero;
+  finish.params[4] = 1;
+  DispatchPlan split = makePlan(n, "matmul_splitk");
+  split.params = d.params;  // same layout (the epilogue words unused)
+  split.params.push_back(uint32_t(ks.count));  // p[37]
+  split.params.push_back(uint32_t(ks.sliceK));  // p[38]
+  split.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
+  std::copy(d.groups, d.groups + 2, split.groups);
+  split.groups[2] = clamp(batches * ks.count);
+  return {zero, split, finish};
 }
 
 }  // namespace mgc::kern

@@ -367,6 +367,17 @@ def main():
               img(2, 3, 5, 7), rng)
     onnx_case(args.out, "resize_bilinear_align_corners",
               torch.nn.Upsample(size=(9, 4), mode="bilinear", align_corners=True), img(1, 2, 5, 7), rng)
+    # MatMul with operands stored transposed (trans_a / trans_b, what
+    # canonicalize folds Transpose nodes into); its own generator so the
+    # cases above keep their data.
+    trng = np.random.default_rng(SEED + 1)
+    tn = lambda *s: trng.standard_normal(s).astype(np.float32)
+    for name, a, b, attrs, fn in [
+            ("matmul_trans_a", tn(5, 4), tn(5, 6), {"trans_a": 1}, lambda a, b: a.transpose(-1, -2) @ b),
+            ("matmul_trans_b_batch", tn(2, 3, 4, 5), tn(3, 6, 5), {"trans_b": 1}, lambda a, b: a @ b.transpose(-1, -2)),
+            ("matmul_trans_ab", tn(3, 5, 4), tn(6, 5), {"trans_a": 1, "trans_b": 1},
+             lambda a, b: a.transpose(-1, -2) @ b.transpose(-1, -2))]:
+        run_case(args.out, single(name, "matmul", [a, b], attrs, lambda a, b, fn=fn: r(fn(a, b))), trng)
     total = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(args.out) for f in fs)
     print("wrote %s (%d bytes)" % (args.out, total))
 

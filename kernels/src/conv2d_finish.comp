@@ -1,6 +1,9 @@
 // conv2d_finish: the passes around conv2d_splitk.comp over the conv output
-// [N, M, OH*OW]. Mode 0 zeroes it (the slices add into it); mode 1 adds
-// the bias and applies the fused epilogue in place, once the sum is whole.
+// [N, M, OH*OW] (and around matmul_splitk.comp, as [rows, N, 1]: p[1] = N,
+// p[2] = 1, no bias). Mode 0 zeroes it (the slices add into it); mode 1
+// adds the bias and applies the fused epilogue in place, once the sum is
+// whole. Row-vector epilogue operands (matmul's) are indexed by the
+// channel, (o / p[2]) % p[1]: the column for a matmul.
 // One invocation per element (common.glsl grid).
 // Bindings: 1 = bias (the weight again when absent), 2, 3 = epilogue
 // operands (x again when absent), 4 = out.
@@ -26,6 +29,7 @@ void main() {
     return;
   }
   float v = outv[o];
-  if (p[3] != 0u) v += bias[(o / p[2]) % p[1]];
-  outv[o] = epilogue(v, o, 0u);
+  uint channel = (o / p[2]) % p[1];
+  if (p[3] != 0u) v += bias[channel];
+  outv[o] = epilogue(v, o, channel);
 }

@@ -6,19 +6,29 @@
 //
 // Staging layout (one K step): element e = t + 256*l (l < 4) of each tile;
 // A: row e / 16, k e % 16 (16 consecutive k per row: coalesced along K);
-// B: k e / 64, column e % 64 (coalesced along columns).
+// B: k e / 64, column e % 64 (coalesced along columns); see stageA/stageB
+// for operands stored transposed.
 shared vec4 tileA[16][17];  // [k][row / 4], padded: fewer bank conflicts on stores
 shared vec4 tileB[16][16];  // [k][column / 4]
 
-void stageTiles(uint t, float ra[4], float rb[4]) {
+// Where element e of a K step sits: (row, k) of the A tile and (k, column)
+// of the B tile. For operands stored transposed (matmul's trans_a /
+// trans_b) the runs go the other way, so loads stay coalesced: A stored
+// [K, M] is read 64 consecutive rows per k, B stored [N, K] 16 consecutive
+// k per column.
+uvec2 stageA(uint e, bool transA) { return transA ? uvec2(e % 64, e / 64) : uvec2(e / 16, e % 16); }
+uvec2 stageB(uint e, bool transB) { return transB ? uvec2(e % 16, e / 16) : uvec2(e / 64, e % 64); }
+
+void stageTilesT(uint t, float ra[4], float rb[4], bool transA, bool transB) {
   for (uint l = 0; l < 4; ++l) {
     uint e = t + 256 * l;
-    uint row = e / 16, ka = e % 16;
-    tileA[ka][row / 4][row % 4] = ra[l];
-    uint kb = e / 64, col = e % 64;
-    tileB[kb][col / 4][col % 4] = rb[l];
+    uvec2 ca = stageA(e, transA), cb = stageB(e, transB);
+    tileA[ca.y][ca.x / 4][ca.x % 4] = ra[l];
+    tileB[cb.x][cb.y / 4][cb.y % 4] = rb[l];
   }
 }
+
+void stageTiles(uint t, float ra[4], float rb[4]) { stageTilesT(t, ra, rb, false, false); }
 
 void multiplyTiles(uint tx, uint ty, inout vec4 acc[4]) {
   for (uint kk = 0; kk < 16; ++kk) {

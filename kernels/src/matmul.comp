@@ -1,4 +1,4 @@
-// matmul: C[b] = A[b] @ B[b], A[b] is [M, K], B[b] is [K, N], all f32,
+// matmul: C[b] = op(A[b]) @ op(B[b]), op(A[b]) is [M, K], op(B[b]) is [K, N], f32,
 // row-major; batch dims broadcast through per-operand batch strides.
 // 64x64 output tile per workgroup, 16x16 threads, 4x4 outputs per thread,
 // K in steps of 16 through shared memory (gemm_tile.glsl: vec4 shared
@@ -15,6 +15,8 @@
 //   p[8..11]  A batch strides (elements, 0 = broadcast)
 //   p[12..15] B batch strides
 //   p[16..35] fused epilogue (epilogue.glsl; row vectors indexed by column)
+//   p[36]     layout: bit 0 A stored [K, M] (trans_a), bit 1 B stored [N, K]
+//             (trans_b); batch strides as for the untransposed operands
 #version 450
 layout(local_size_x = 16, local_size_y = 16) in;
 #include "common.glsl"
@@ -27,24 +29,11 @@ layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
 #define EPI_BINDING1 4
 #include "math.glsl"
 #include "epilogue.glsl"
-#include "gemm_tile.glsl"
-
-void batchOffsets(uint batch, out uint offA, out uint offB) {
-  offA = 0;
-  offB = 0;
-  uint rem = batch;
-  for (int d = 3; d >= 0; --d) {
-    uint coord = rem % p[4 + d];
-    rem /= p[4 + d];
-    offA += coord * p[8 + d];
-    offB += coord * p[12 + d];
-  }
-}
+#include "matmul_tile.glsl"
 
 void main() {
   uint M = p[0], N = p[1], K = p[2], batches = p[3];
   uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
-  uint t = gl_LocalInvocationIndex;
   uint tilesN = (N + 63) / 64, tilesM = (M + 63) / 64;
   for (uint bz = gl_WorkGroupID.z; bz < batches; bz += gl_NumWorkGroups.z) {
     uint offA, offB;
@@ -52,25 +41,8 @@ void main() {
     for (uint tm = gl_WorkGroupID.y; tm < tilesM; tm += gl_NumWorkGroups.y) {
       for (uint tn = gl_WorkGroupID.x; tn < tilesN; tn += gl_NumWorkGroups.x) {
         uint row0 = tm * 64, col0 = tn * 64;
-        float ra[4], rb[4];
-        vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
-        for (uint k0 = 0; k0 < K + 16; k0 += 16) {
-          if (k0 > 0) {
-            barrier();  // previous multiply done with the tiles
-            stageTiles(t, ra, rb);
-            barrier();
-          }
-          if (k0 < K) {  // fetch step k0 into registers while step k0-16 multiplies
-            for (uint l = 0; l < 4; ++l) {
-              uint e = t + 256 * l;
-              uint row = row0 + e / 16, ka = k0 + e % 16;
-              ra[l] = row < M && ka < K ? a[offA + row * K + ka] : 0.0;
-              uint kb = k0 + e / 64, col = col0 + e % 64;
-              rb[l] = col < N && kb < K ? b[offB + kb * N + col] : 0.0;
-            }
-          }
-          if (k0 > 0) multiplyTiles(tx, ty, acc);
-        }
+        vec4 acc[4];
+        tileProduct(row0, col0, 0, K, offA, offB, acc);
         uint offC = bz * M * N;
         for (uint i = 0; i < 4; ++i) {
           uint row = row0 + 4 * ty + i;

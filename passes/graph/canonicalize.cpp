@@ -79,6 +79,55 @@ bool simplifyTranspose(Rewriter& r, size_t i) {
   return r.forwardValue(i, n.outputs[0], n.inputs[0]);
 }
 
+// Does transpose node `n` swap exactly the last two axes (rank >= 2)?
+bool swapsLastTwo(const Node& n) {
+  if (n.op != Op::Transpose) return false;
+  std::vector<int64_t> perm = n.ints("perm");
+  const size_t r = perm.size();
+  if (r < 2) return false;
+  for (size_t k = 0; k + 2 < r; ++k)
+    if (perm[k] != int64_t(k)) return false;
+  return perm[r - 2] == int64_t(r - 1) && perm[r - 1] == int64_t(r - 2);
+}
+
+// matmul(transpose(%a) {perm = [.., r-1, r-2]}, %b) → matmul(%a, %b) {trans_a = 1}
+// (the same for %b / trans_b; a flag already set is cleared). The kernel
+// reads the stored layout directly, so no transposed copy is made.
+bool foldTransposeIntoMatMul(Rewriter& r, size_t i) {
+  Node& n = r.g.nodes[i];
+  if (n.op != Op::MatMul) return false;
+  bool changed = false;
+  for (size_t k = 0; k < 2; ++k) {
+    const Node* t = r.producerOf(n.inputs[k]);
+    if (!t || !swapsLastTwo(*t)) continue;
+    const char* flag = k == 0 ? "trans_a" : "trans_b";
+    n.inputs[k] = t->inputs[0];
+    if (n.i(flag, 0) != 0) n.attrs.erase(flag);
+    else n.attrs[flag] = int64_t(1);
+    changed = true;
+  }
+  return changed;
+}
+
+// %c = matmul(%a, %b) {trans_a = x, trans_b = y} (used only here, no fused
+// epilogue, both operands of rank >= 2);  transpose(%c) {perm = [.., r-1, r-2]}
+//   → matmul(%b, %a) {trans_a = !y, trans_b = !x}        ((AB)^T = B^T A^T)
+bool transposeMatMulResult(Rewriter& r, size_t i) {
+  Node& n = r.g.nodes[i];
+  if (!swapsLastTwo(n)) return false;
+  const Node* m = r.producerOf(n.inputs[0]);
+  if (!m || m->op != Op::MatMul || m->inputs.size() != 2 || m->has("epilogue") || r.uses(n.inputs[0]) != 1) return false;
+  if (r.g.type(m->inputs[0]).rank() < 2 || r.g.type(m->inputs[1]).rank() < 2) return false;
+  const int64_t ta = m->i("trans_a", 0) != 0, tb = m->i("trans_b", 0) != 0;
+  std::vector<ValueId> swapped = {m->inputs[1], m->inputs[0]};
+  n.op = Op::MatMul;
+  n.inputs = swapped;
+  n.attrs.clear();
+  if (!tb) n.attrs["trans_a"] = int64_t(1);
+  if (!ta) n.attrs["trans_b"] = int64_t(1);
+  return true;
+}
+
 // batch_norm(%x, %scale, %bias, %mean, %var) {epsilon = e}, all params constant →
 //   %s = const [C,1,1] = scale / sqrt(var + e),  %t = const [C,1,1] = bias - mean * s
 //   %m = mul(%x, %s);  %y = add(%m, %t)
@@ -157,8 +206,9 @@ bool foldAddIntoConv(Rewriter& r, size_t i) {
 
 using Rule = bool (*)(Rewriter&, size_t);
 const Rule kRules[] = {
-    removeIdentity,     removeNeutralOperand, simplifyReshape, simplifyTranspose,
-    decomposeBatchNorm, foldMulIntoConv,      foldAddIntoConv,
+    removeIdentity,     removeNeutralOperand, simplifyReshape,         simplifyTranspose,
+    decomposeBatchNorm, foldMulIntoConv,      foldAddIntoConv,         foldTransposeIntoMatMul,
+    transposeMatMulResult,
 };
 
 // Enough for any realistic chain; guarantees termination if two rules ever

@@ -60,9 +60,9 @@ ValueId Emitter::sumToShape(ValueId v, Shape s) {
   if (from == s) return v;
   size_t lead = from.size() - s.size();
   std::vector<int64_t> axes;
-  for (size_t d = 0; d < from.size(); ++d)
-    if (d < lead || (s[d - lead] == 1 && from[d] != 1)) axes.push_back(int64_t(d));
-  return reshape(reduceSum(v, axes, true), s);
+  for (size_t d = 0; d < from.size(); ++d)  // (an axis of size 1 needs no sum, only the reshape)
+    if (from[d] != 1 && (d < lead || s[d - lead] == 1)) axes.push_back(int64_t(d));
+  return reshape(axes.empty() ? v : reduceSum(v, axes, true), s);
 }
 
 void noGradient(const Node& n, const std::string& why) {

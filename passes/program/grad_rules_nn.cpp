@@ -4,6 +4,7 @@
 // (ConvGradInput / ConvGradWeight / MaxPoolGrad / AvgPoolGrad).
 #include <numeric>
 
+#include "ir/matmul.h"
 #include "passes/program/grad_builder.h"
 
 namespace mgc::grad {
@@ -42,6 +43,21 @@ void refuseFused(const Node& n) {
 
 Grads matMulGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
   refuseFused(n);
+  // Operands stored transposed (trans_a / trans_b) are differentiated as
+  // explicit transposes; canonicalize folds them back into flags.
+  const MatMulLayout layout = matmulLayout(n);
+  if (layout.transA || layout.transB) {
+    ValueId la = layout.transA ? swapLast2(e, n.inputs[0]) : n.inputs[0];
+    ValueId lb = layout.transB ? swapLast2(e, n.inputs[1]) : n.inputs[1];
+    Node plain = n;
+    plain.inputs = {la, lb};
+    plain.attrs.erase("trans_a");
+    plain.attrs.erase("trans_b");
+    Grads d = matMulGrad(e, plain, dy, need);
+    if (layout.transA && d[0] != kNoValue) d[0] = swapLast2(e, d[0]);
+    if (layout.transB && d[1] != kNoValue) d[1] = swapLast2(e, d[1]);
+    return d;
+  }
   // Work on the promoted matrices: a [.., M, K], b [.., K, N], dy [batch.., M, N].
   ValueId a = n.inputs[0], b = n.inputs[1];
   Shape sa = e.shape(a), sb = e.shape(b);
@@ -59,7 +75,14 @@ Grads matMulGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>&
     ValueId full = e.op(Op::MatMul, {g, swapLast2(e, e.reshape(b, pb))});
     da = e.reshape(e.sumToShape(full, pa), sa);
   }
-  if (need[1]) {  // db = a^T @ dy
+  if (need[1] && pb.size() == 2 && pa.size() > 2) {
+    // b is one matrix shared by every batch (a linear layer's weight): the
+    // batch sum is part of one product, db = a'^T @ dy' with the batch
+    // folded into the rows (a' [B*M, K], dy' [B*M, N]).
+    const int64_t rows = numel(pa) / pa.back();
+    ValueId a2 = e.reshape(a, {rows, pa.back()}), g2 = e.reshape(g, {rows, pb.back()});
+    db = e.reshape(e.op(Op::MatMul, {swapLast2(e, a2), g2}), sb);
+  } else if (need[1]) {  // db = a^T @ dy
     ValueId full = e.op(Op::MatMul, {swapLast2(e, e.reshape(a, pa)), g});
     db = e.reshape(e.sumToShape(full, pb), sb);
   }

@@ -109,6 +109,11 @@ void nnCases(Builder& b) {
   b.add("matmul vector@matrix", Op::MatMul, {N(F({7})), N(F({7, 3}))});
   b.add("matmul matrix@vector", Op::MatMul, {N(F({5, 7})), N(F({7}))});
   b.add("matmul 67x130@130x65", Op::MatMul, {N(F({67, 130})), N(F({130, 65}))});
+  // Operands stored transposed (ir/matmul.h): A [K, M], B [N, K]; tile edges, batch broadcast, epilogue.
+  Attrs ta{{"trans_a", int64_t(1)}}, tb{{"trans_b", int64_t(1)}}, tab{{"trans_a", int64_t(1)}, {"trans_b", int64_t(1)}};
+  b.add("matmul trans_a 130x67", Op::MatMul, {N(F({130, 67})), N(F({130, 65}))}, ta);
+  b.add("matmul trans_b 65x130", Op::MatMul, {N(F({67, 130})), N(F({65, 130}))}, tb);
+  b.add("matmul trans_a trans_b batch", Op::MatMul, {N(F({2, 1, 19, 70})), N(F({3, 66, 19}))}, tab);
   b.add("conv stride 2 pad 1", Op::Conv, {N(F({1, 3, 13, 11})), N(F({8, 3, 3, 3}))},
         {{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
   b.add("conv groups dilation bias", Op::Conv, {N(F({1, 6, 13, 11})), N(F({4, 3, 3, 2})), N(F({4}))},
@@ -136,8 +141,16 @@ void nnCases(Builder& b) {
         {N(F({1, 3, 13, 11})), N(F({8, 3, 3, 3})), N(F({8})), N(F({1, 8, 11, 9}))}, epi({7, 4}, {0, 0, 0, 0}));
   b.add("matmul bias gelu", Op::MatMul, {N(F({2, 67, 33})), N(F({33, 65})), N(F({65}))},
         epi({7, 5, 8}, {0, 0, 0, 0, 0, 0}));
+  b.add("matmul trans_b bias relu", Op::MatMul, {N(F({2, 67, 33})), N(F({65, 33})), N(F({65}))},
+        [&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["trans_b"] = int64_t(1); return a; }());
   b.add("matmul bias+residual", Op::MatMul, {N(F({67, 130})), N(F({130, 65})), N(F({1, 65})), N(F({67, 65}))},
         epi({7, 7, 6, 9}, {0, 0, 0, 0, 0, 0, 0, 0}));
+  // Few output tiles, long K: split-K (matmul_splitk between two conv2d_finish passes, lower_matmul.cpp),
+  // with operands stored transposed, a batch and a fused epilogue (row-vector bias + residual).
+  b.add("matmul split-k trans_b batch bias+residual+relu", Op::MatMul,
+        {N(F({2, 67, 1100})), N(F({70, 1100})), N(F({70})), N(F({2, 67, 70}))},
+        [&] { Attrs a = epi({7, 7, 1}, {0, 0, 0, 0, 0, 0}); a["trans_b"] = int64_t(1); return a; }());
+  b.add("matmul split-k trans_a", Op::MatMul, {N(F({1300, 5})), N(F({1300, 9}))}, ta);
   // Few output tiles, long K: split-K (conv2d_splitk between two conv2d_finish passes, lower_conv.cpp),
   // slices not a multiple of the k step, the last one shorter.
   b.add("conv split-k 3x3 bias+residual+relu", Op::Conv,

@@ -1,0 +1,50 @@
+// One 64x64 tile of a batched matmul over a range of K, shared by
+// matmul.comp and matmul_splitk.comp. The includer declares the operand
+// buffers `a` and `b` (f32) and the params block with matmul.comp's layout:
+// p[0] M, p[1] N, p[2] K, p[4..7] output batch dims, p[8..11] / p[12..15]
+// A / B batch strides, p[36] layout bits (trans_a, trans_b).
+#include "gemm_tile.glsl"
+
+bool transA() { return (p[36] & 1u) != 0u; }
+bool transB() { return (p[36] & 2u) != 0u; }
+
+void batchOffsets(uint batch, out uint offA, out uint offB) {
+  offA = 0;
+  offB = 0;
+  uint rem = batch;
+  for (int d = 3; d >= 0; --d) {
+    uint coord = rem % p[4 + d];
+    rem /= p[4 + d];
+    offA += coord * p[8 + d];
+    offB += coord * p[12 + d];
+  }
+}
+
+// acc = op(A)[row0.., kBegin..kEnd) @ op(B)[kBegin..kEnd), col0..] for this
+// thread's 4x4 block; the next K step is fetched into registers while the
+// current one multiplies.
+void tileProduct(uint row0, uint col0, uint kBegin, uint kEnd, uint offA, uint offB, out vec4 acc[4]) {
+  uint M = p[0], N = p[1], K = p[2];
+  bool ta = transA(), tb = transB();
+  uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
+  float ra[4], rb[4];
+  acc = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+  for (uint k0 = kBegin; k0 < kEnd + 16; k0 += 16) {
+    if (k0 > kBegin) {
+      barrier();  // previous multiply done with the tiles
+      stageTilesT(t, ra, rb, ta, tb);
+      barrier();
+    }
+    if (k0 < kEnd) {  // fetch step k0 into registers while step k0-16 multiplies
+      for (uint l = 0; l < 4; ++l) {
+        uint e = t + 256 * l;
+        uvec2 ca = stageA(e, ta), cb = stageB(e, tb);
+        uint row = row0 + ca.x, ka = k0 + ca.y;
+        ra[l] = row < M && ka < kEnd ? a[offA + (ta ? ka * M + row : row * K + ka)] : 0.0;
+        uint kb = k0 + cb.x, col = col0 + cb.y;
+        rb[l] = col < N && kb < kEnd ? b[offB + (tb ? col * K + kb : kb * N + col)] : 0.0;
+      }
+    }
+    if (k0 > kBegin) multiplyTiles(tx, ty, acc);
+  }
+}
