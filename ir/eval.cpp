@@ -118,6 +118,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::AvgPool: return evalAvgPool(n, x, T);
     case Op::BatchNorm: return evalBatchNorm(n, in, T);
     case Op::LayerNorm: return evalLayerNorm(n, in, T);
+    case Op::RMSNorm: return evalRMSNorm(n, in, T);
     case Op::Softmax: return evalSoftmax(n, x, T, false);
     case Op::LogSoftmax: return evalSoftmax(n, x, T, true);
     case Op::ReduceSum: return evalReduce(n, x, T, ReduceKind::Sum);

@@ -165,6 +165,7 @@ HostTensor evalMaxPool(const Node& n, const HostTensor& x, const TensorType& out
 HostTensor evalAvgPool(const Node& n, const HostTensor& x, const TensorType& outT);
 HostTensor evalBatchNorm(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT);
+HostTensor evalRMSNorm(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm);
 
 // eval_reduce.cpp

@@ -197,6 +197,30 @@ HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT
   return out;
 }
 
+HostTensor evalRMSNorm(const Node& n, const Inputs& in, const TensorType& outT) {
+  const HostTensor& x = *in[0];
+  int rank = x.type.rank();
+  int64_t axis = n.i("axis", -1);
+  if (axis < 0) axis += rank;
+  int64_t inner = 1;
+  for (int64_t d = axis; d < rank; ++d) inner *= x.type.shape[size_t(d)];
+  int64_t outer = inner ? x.numel() / inner : 0;
+  std::vector<double> X = toDoubles(x), scale = toDoubles(*in[1]), Y(X.size());
+  const double eps = n.f("epsilon", 1e-5);
+  const bool outside = n.i("epsilon_outside", 0) != 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    const double* row = X.data() + o * inner;
+    double ms = 0;
+    for (int64_t i = 0; i < inner; ++i) ms += row[i] * row[i];
+    ms /= double(inner);
+    double r = outside ? std::sqrt(ms) + eps : std::sqrt(ms + eps);
+    for (int64_t i = 0; i < inner; ++i) Y[size_t(o * inner + i)] = row[i] / r * scale[size_t(i)];
+  }
+  HostTensor out(outT);
+  storeDoubles(out, Y);
+  return out;
+}
+
 HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm) {
   int rank = x.type.rank();
   int64_t axis = n.i("axis", -1);

@@ -184,7 +184,7 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       for (int k = 1; k < 5; ++k)
         if (in(k).shape != Shape{x.shape[1]}) fail(n, "parameter " + std::to_string(k) + " has shape " + in(k).str());
       return {x};
-    case Op::LayerNorm: {
+    case Op::LayerNorm: case Op::RMSNorm: {
       int64_t axis = normAxis(n, n.i("axis", -1), rank);
       Shape norm(x.shape.begin() + axis, x.shape.end());
       for (int k = 1; k < nin; ++k)

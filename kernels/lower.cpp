@@ -31,7 +31,7 @@ std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
     case Op::MaxPool: return lowerPool(g, n);
     case Op::AvgPool: return lowerPool(g, n);
     case Op::BatchNorm: return lowerBatchNorm(g, n);
-    case Op::LayerNorm: return lowerLayerNorm(g, n);
+    case Op::LayerNorm: case Op::RMSNorm: return lowerLayerNorm(g, n);
     case Op::Softmax: return lowerSoftmax(g, n);
     case Op::LogSoftmax: return lowerSoftmax(g, n);
     case Op::ReduceSum: return lowerReduce(g, n, kSum);

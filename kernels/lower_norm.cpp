@@ -1,4 +1,4 @@
-// Softmax / LogSoftmax → softmax; LayerNorm → layernorm; BatchNorm →
+// Softmax / LogSoftmax → softmax; LayerNorm and RMSNorm → layernorm; BatchNorm →
 // batchnorm. Param layouts at the top of each .comp.
 #include "kernels/lower_common.h"
 
@@ -45,8 +45,10 @@ std::vector<DispatchPlan> lowerLayerNorm(const Graph& g, const Node& n) {
   for (size_t k = size_t(axis); k < x.size(); ++k) D *= x[k];
   int64_t rows = numel(x) / D;
   bool hasBias = n.inputs.size() > 2 && n.inputs[2] != kNoValue;
+  uint32_t kind = n.op == Op::LayerNorm ? 0u : n.i("epsilon_outside", 0) != 0 ? 2u : 1u;
   DispatchPlan d = makePlan(n, "layernorm");
-  d.params = {u32(n, rows, "row count"), u32(n, D, "row length"), f32Bits(n.f("epsilon", 1e-5)), hasBias ? 1u : 0u, 0};
+  d.params = {u32(n, rows, "row count"), u32(n, D, "row length"), f32Bits(n.f("epsilon", 1e-5)), hasBias ? 1u : 0u, 0,
+              kind};
   u32(n, numel(x), "tensor size");
   d.bindings = {n.inputs[0], n.inputs[1], hasBias ? n.inputs[2] : n.inputs[1], n.outputs[0]};
   setRowGrid(d, n, rows, D);

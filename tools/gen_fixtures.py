@@ -106,11 +106,35 @@ def transformer():
     return model, [torch.randn(1, 16, 64)]
 
 
+class RMSNorms(nn.Module):
+    """RMSNorm in the three spellings found in the wild, one per input, each
+    with its own scale: Llama's x * rsqrt(mean(x²) + eps) * w, the
+    divide-by-root x / sqrt(mean(x²) + eps) * w, and T5-era code's
+    w * x / (x.norm() * d^-0.5 + eps). mgc folds each into one rms_norm."""
+
+    def __init__(self, d=64):
+        super().__init__()
+        self.w = nn.ParameterList([nn.Parameter(torch.rand(d) + 0.5) for _ in range(3)])
+        self.d = d
+
+    def forward(self, x1, x2, x3):
+        y1 = x1 * torch.rsqrt(x1.pow(2).mean(-1, keepdim=True) + 1e-6) * self.w[0]
+        y2 = x2 / torch.sqrt((x2 * x2).mean(-1, keepdim=True) + 1e-5) * self.w[1]
+        y3 = self.w[2] * x3 / (x3.norm(2, dim=-1, keepdim=True) * self.d ** -0.5 + 1e-8)
+        return y1, y2, y3
+
+
+def rms_norms():
+    torch.manual_seed(SEED)
+    return RMSNorms(), [torch.randn(2, 8, 64) * 3 for _ in range(3)]
+
+
 MODELS = {
     "mlp": mlp,
     "resnet18": resnet18,
     "mobilenet_v2": mobilenet_v2,
     "transformer": transformer,
+    "rms_norms": rms_norms,
 }
 
 

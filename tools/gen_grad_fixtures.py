@@ -378,6 +378,18 @@ def main():
             ("matmul_trans_ab", tn(3, 5, 4), tn(6, 5), {"trans_a": 1, "trans_b": 1},
              lambda a, b: a.transpose(-1, -2) @ b.transpose(-1, -2))]:
         run_case(args.out, single(name, "matmul", [a, b], attrs, lambda a, b, fn=fn: r(fn(a, b))), trng)
+    # RMSNorm (what canonicalize-patterns folds the exported spellings into),
+    # both epsilon placements; its own generator too.
+    qrng = np.random.default_rng(SEED + 2)
+    qn = lambda *s: qrng.standard_normal(s).astype(np.float32)
+    rms_in = lambda x, axes, eps: x / torch.sqrt(x.pow(2).mean(axes, keepdim=True) + eps)
+    rms_out = lambda x, axes, eps: x / (x.pow(2).mean(axes, keepdim=True).sqrt() + eps)
+    for name, x, w, attrs, fn in [
+            ("rms_norm_last", qn(3, 5, 7), qn(7), {"axis": 2, "epsilon": 1e-3},
+             lambda x, w: rms_in(x, (2,), 1e-3) * w),
+            ("rms_norm_axis1_eps_outside", qn(3, 5, 7), qn(5, 7), {"axis": 1, "epsilon": 1e-2, "epsilon_outside": 1},
+             lambda x, w: rms_out(x, (1, 2), 1e-2) * w)]:
+        run_case(args.out, single(name, "rms_norm", [x, w], attrs, lambda x, w, fn=fn: r(fn(x, w))), qrng)
     total = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(args.out) for f in fs)
     print("wrote %s (%d bytes)" % (args.out, total))
 

@@ -5,6 +5,7 @@
 // LayerNorm excepted, which the pattern itself uses twice) and not be a graph
 // output, and then rewrites the last node in place into the fused op writing
 // the same value; the inner nodes are left unused and removed at the end.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -160,6 +161,160 @@ bool foldLayerNorm(Rewriter& r, size_t i) {
   return true;
 }
 
+// ---- RMSNorm ----
+
+// What an RMS normalizer computes: r = sqrt(mean(x²) + eps) over the
+// trailing axes [axis, rank), or sqrt(mean(x²)) + eps (epsilonOutside).
+struct RmsRoot {
+  ValueId x = kNoValue;
+  int64_t axis = -1;
+  double epsilon = 0;
+  bool epsilonOutside = false;
+};
+
+// %q = pow(%x, 2.0) or mul(%x, %x), used once: returns x.
+ValueId squareOf(Rewriter& r, ValueId q) {
+  const Node* p = r.producerOf(q);
+  if (!p || r.uses(q) != 1 || r.isGraphOutput(q)) return kNoValue;
+  if (p->op == Op::Pow && isScalarConst(r, p->inputs[1], 2.0)) return p->inputs[0];
+  if (p->op == Op::Mul && p->inputs[0] == p->inputs[1]) return p->inputs[0];
+  return kNoValue;
+}
+
+// mean(x²) over trailing axes, spelled reduce_mean(x²), or reduce_sum(x²)
+// times / divided by its element count. Sets root.x and root.axis.
+bool meanSquare(Rewriter& r, ValueId s, RmsRoot& root) {
+  const Node* p = r.producerOf(s);
+  if (!p || r.uses(s) != 1 || r.isGraphOutput(s)) return false;
+  if (p->op == Op::ReduceMean) {
+    root.x = squareOf(r, p->inputs[0]);
+    root.axis = trailingMeanAxis(r.g, *p);
+    return root.x != kNoValue && root.axis >= 0;
+  }
+  return false;
+}
+
+// sqrt(mean(x²)) spelled sqrt(reduce_mean(x²)), or sqrt(reduce_sum(x²))
+// (x.norm(), ReduceL2) scaled by 1/sqrt(D) (mul) or sqrt(D) (div).
+bool rootMeanSquare(Rewriter& r, ValueId v, RmsRoot& root) {
+  const Node* p = r.producerOf(v);
+  if (!p || r.uses(v) != 1 || r.isGraphOutput(v)) return false;
+  if (p->op == Op::Sqrt) return meanSquare(r, p->inputs[0], root);
+  if (p->op != Op::Mul && p->op != Op::Div) return false;
+  for (int side = 0; side < (p->op == Op::Mul ? 2 : 1); ++side) {
+    auto c = scalarConst(r, p->inputs[size_t(1 - side)]);
+    const Node* sq = innerProducer(r, p->inputs[size_t(side)], Op::Sqrt);
+    if (!c || !sq) continue;
+    const Node* sum = innerProducer(r, sq->inputs[0], Op::ReduceSum);
+    if (!sum) continue;
+    int64_t axis = trailingMeanAxis(r.g, *sum);
+    ValueId x = squareOf(r, sum->inputs[0]);
+    if (axis < 0 || x == kNoValue) continue;
+    const Shape& xs = r.g.type(x).shape;
+    int64_t count = 1;
+    for (size_t k = size_t(axis); k < xs.size(); ++k) count *= xs[k];
+    double want = p->op == Op::Mul ? 1.0 / std::sqrt(double(count)) : std::sqrt(double(count));
+    if (std::fabs(*c - want) > 1e-6 * want) continue;
+    root.x = x;
+    root.axis = axis;
+    return true;
+  }
+  return false;
+}
+
+// r: sqrt(add(mean(x²), eps)) or add(sqrt(mean(x²)), eps), eps a scalar
+// constant on either side of the add.
+bool rmsRoot(Rewriter& r, ValueId v, RmsRoot& root) {
+  const Node* p = r.producerOf(v);
+  if (!p || r.uses(v) != 1 || r.isGraphOutput(v)) return false;
+  bool inside = p->op == Op::Sqrt;
+  const Node* add = inside ? innerProducer(r, p->inputs[0], Op::Add) : p->op == Op::Add ? p : nullptr;
+  if (!add) return false;
+  for (int side = 0; side < 2; ++side) {
+    auto eps = scalarConst(r, add->inputs[size_t(1 - side)]);
+    if (!eps || *eps < 0) continue;
+    RmsRoot got;
+    if (inside ? meanSquare(r, add->inputs[size_t(side)], got) : rootMeanSquare(r, add->inputs[size_t(side)], got)) {
+      root = got;
+      root.epsilon = *eps;
+      root.epsilonOutside = !inside;
+      return true;
+    }
+  }
+  return false;
+}
+
+// 1 / r spelled reciprocal(r) or div(1.0, r).
+bool inverseRmsRoot(Rewriter& r, ValueId v, RmsRoot& root) {
+  const Node* p = r.producerOf(v);
+  if (!p || r.uses(v) != 1 || r.isGraphOutput(v)) return false;
+  if (p->op == Op::Reciprocal) return rmsRoot(r, p->inputs[0], root);
+  if (p->op == Op::Div && isScalarConst(r, p->inputs[0], 1.0)) return rmsRoot(r, p->inputs[1], root);
+  return false;
+}
+
+// RMSNorm (Llama's, T5's, ...) as PyTorch exports its spellings:
+//   x * rsqrt(mean(x²) + eps)          mul(x, div(1, sqrt(add(reduce_mean(pow(x, 2)), eps))))
+//   x / sqrt(mean(x²) + eps)           div(x, sqrt(add(reduce_mean(mul(x, x)), eps)))
+//   x / (x.norm(dim) * D^-0.5 + eps)   div(x, add(mul(sqrt(reduce_sum(mul(x, x))), D^-0.5), eps))
+// each times a scale constant over the normalized axes, before or after the
+// division (either side of the mul), or without one:
+// →
+//   %y = rms_norm(%x, %scale or ones) {axis, epsilon, epsilon_outside}
+bool foldRMSNorm(Rewriter& r, size_t i) {
+  Graph& g = r.g;
+  const Node& last = g.nodes[i];
+  if (last.op != Op::Div && last.op != Op::Mul) return false;
+  const TensorType out = g.type(last.outputs[0]);
+  if (!isFloat(out.dtype)) return false;
+  RmsRoot root;
+  ValueId num = kNoValue;
+  if (last.op == Op::Div) {
+    if (rmsRoot(r, last.inputs[1], root)) num = last.inputs[0];
+  } else {
+    for (int side = 0; side < 2 && num == kNoValue; ++side)
+      if (inverseRmsRoot(r, last.inputs[size_t(1 - side)], root)) num = last.inputs[size_t(side)];
+  }
+  if (num == kNoValue || g.type(root.x) != out) return false;
+  Shape norm(out.shape.begin() + root.axis, out.shape.end());
+  // The numerator: x, or x times the scale (the scale-first spelling).
+  ValueId scale = kNoValue;
+  if (num != root.x) {
+    const Node* m = innerProducer(r, num, Op::Mul);
+    ValueId k = m ? otherOperand(*m, root.x) : kNoValue;
+    if (k == kNoValue || !fitsNormParam(r, k, norm, out)) return false;
+    scale = k;
+  }
+  // A scale after the division.
+  size_t at = i;
+  ValueId cur = last.outputs[0];
+  if (scale == kNoValue && r.uses(cur) == 1 && !r.isGraphOutput(cur)) {
+    for (size_t j = i + 1; j < g.nodes.size(); ++j) {
+      const Node& m = g.nodes[j];
+      if (std::find(m.inputs.begin(), m.inputs.end(), cur) == m.inputs.end()) continue;
+      ValueId k = m.op == Op::Mul && g.type(m.outputs[0]) == out ? otherOperand(m, cur) : kNoValue;
+      if (k != kNoValue && fitsNormParam(r, k, norm, out)) {
+        scale = k;
+        at = j;
+        cur = m.outputs[0];
+      }
+      break;
+    }
+  }
+  if (scale == kNoValue) {
+    HostTensor ones(TensorType{out.dtype, norm});
+    for (int64_t e = 0; e < ones.numel(); ++e) ones.setF(e, 1.0);
+    scale = g.addConstant(last.name + "_ones", std::move(ones));
+  }
+  Node rms{Op::RMSNorm, g.nodes[at].name, {root.x, scale}, {cur}, {}};
+  rms.attrs["axis"] = root.axis;
+  rms.attrs["epsilon"] = root.epsilon;
+  if (root.epsilonOutside) rms.attrs["epsilon_outside"] = int64_t(1);
+  g.nodes[at] = std::move(rms);
+  r.changed();
+  return true;
+}
+
 // Gelu (erf form) as exported below opset 20:
 //   %q = div(%x, 1.4142135)               (or mul(%x, 0.70710678))
 //   %e = erf(%q)
@@ -201,7 +356,7 @@ bool foldGelu(Rewriter& r, size_t i) {
 }
 
 using Rule = bool (*)(Rewriter&, size_t);
-const Rule kPatternRules[] = {foldLayerNorm, foldGelu};
+const Rule kPatternRules[] = {foldLayerNorm, foldRMSNorm, foldGelu};
 
 }  // namespace
 

@@ -69,6 +69,7 @@ Grads convGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& n
 Grads poolGrad(Emitter& e, const Node& n, ValueId dy);
 Grads softmaxGrad(Emitter& e, const Node& n, ValueId dy);
 Grads layerNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need);
+Grads rmsNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need);
 Grads batchNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need);
 Grads reduceGrad(Emitter& e, const Node& n, ValueId dy);
 Grads shapeGrad(Emitter& e, const Node& n, ValueId dy);  // Reshape, Transpose, Expand, Pad

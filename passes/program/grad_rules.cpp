@@ -53,6 +53,7 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     case Op::AvgPool: return poolGrad(e, n, dy);
     case Op::BatchNorm: return batchNormGrad(e, n, dy, need);
     case Op::LayerNorm: return layerNormGrad(e, n, dy, need);
+    case Op::RMSNorm: return rmsNormGrad(e, n, dy, need);
     case Op::Softmax: return softmaxGrad(e, n, dy);
     case Op::LogSoftmax: return softmaxGrad(e, n, dy);
     case Op::ReduceSum: return reduceGrad(e, n, dy);

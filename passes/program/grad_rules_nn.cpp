@@ -148,6 +148,33 @@ Grads layerNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<boo
   return out;
 }
 
+// y = x / r * scale, r = sqrt(s + eps) or sqrt(s) + eps, s = mean(x²):
+//   dx = (g - x mean(g x) k) / r,  g = dy * scale,
+//   k = dlog r / ds * 2 = 1 / r² (eps inside) or 1 / (r sqrt(s)) (outside)
+//   dscale = sum over the outer axes of dy x / r
+Grads rmsNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
+  ValueId x = n.inputs[0];
+  const Shape xs = e.shape(x);
+  int64_t rank = int64_t(xs.size()), axis = n.i("axis", -1);
+  if (axis < 0) axis += rank;
+  std::vector<int64_t> normAxes = range(axis, rank), outerAxes = range(0, axis);
+  Shape normShape(xs.begin() + axis, xs.end());
+  const double eps = n.f("epsilon", 1e-5);
+  const bool outside = n.i("epsilon_outside", 0) != 0;
+  ValueId s = e.reduceMean(e.mul(x, x), normAxes, true);
+  ValueId root = e.op(Op::Sqrt, {outside ? s : e.addScalar(s, eps)});
+  ValueId invR = e.op(Op::Reciprocal, {outside ? e.addScalar(root, eps) : root});
+  Grads out(n.inputs.size(), kNoValue);
+  if (need[0]) {
+    ValueId g = e.mul(dy, e.reshape(n.inputs[1], normShape));
+    ValueId k = outside ? e.mul(invR, e.op(Op::Reciprocal, {root})) : e.mul(invR, invR);
+    ValueId proj = e.mul(x, e.mul(e.reduceMean(e.mul(g, x), normAxes, true), k));
+    out[0] = e.mul(e.sub(g, proj), invR);
+  }
+  if (need[1]) out[1] = e.reshape(e.reduceSum(e.mul(dy, e.mul(x, invR)), outerAxes, false), e.shape(n.inputs[1]));
+  return out;
+}
+
 Grads batchNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
   // Inference form: y = (x - mean) * scale * rstd + bias, rstd = 1/sqrt(var + eps),
   // parameters [C] on axis 1.

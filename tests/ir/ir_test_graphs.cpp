@@ -85,6 +85,9 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
     case Op::LayerNorm:
       b.out(op, {x, b.constant(DType::F32, {4}), kNoValue}, {{"axis", int64_t(1)}, {"epsilon", 1e-6}});
       return;
+    case Op::RMSNorm:
+      b.out(op, {x, b.constant(DType::F32, {4})}, {{"axis", int64_t(1)}, {"epsilon", 1e-6}});
+      return;
     case Op::Softmax: case Op::LogSoftmax: b.out(op, {x}, {{"axis", int64_t(1)}}); return;
     case Op::ReduceSum: case Op::ReduceMean: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:
       b.out(op, {image}, {{"axes", std::vector<int64_t>{2, 3}}, {"keepdims", int64_t(0)}});

@@ -173,6 +173,10 @@ void nnCases(Builder& b) {
         {{"axis", int64_t(1)}, {"epsilon", 1e-5}});
   b.add("layer_norm last no bias", Op::LayerNorm, {N(F({5, 6, 7})), N(F({7}))}, {{"axis", int64_t(2)}});
   b.add("layer_norm wide rows", Op::LayerNorm, {N(F({3, 300})), N(F({300})), N(F({300}))}, {{"axis", int64_t(1)}});
+  b.add("rms_norm last", Op::RMSNorm, {N(F({5, 6, 7})), N(F({7}))}, {{"axis", int64_t(2)}, {"epsilon", 1e-6}});
+  b.add("rms_norm wide rows", Op::RMSNorm, {N(F({3, 576})), N(F({576}))}, {{"axis", int64_t(1)}, {"epsilon", 1e-5}});
+  b.add("rms_norm axis 1 epsilon outside", Op::RMSNorm, {N(F({4, 6, 7})), N(F({6, 7}))},
+        {{"axis", int64_t(1)}, {"epsilon", 1e-2}, {"epsilon_outside", int64_t(1)}});
   b.add("softmax axis 1", Op::Softmax, {N(F({5, 6, 7}))}, {{"axis", int64_t(1)}});
   b.add("softmax axis 2", Op::Softmax, {N(F({5, 6, 7}))}, {{"axis", int64_t(2)}});
   b.add("softmax wide", Op::Softmax, {N(F({4, 500}))}, {{"axis", int64_t(1)}});

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "compiler/driver.h"
 #include "formats/npy.h"
 #include "runtime/include/mgrt.h"
@@ -96,12 +98,16 @@ OutputError compareOutput(const std::string& name, const std::vector<float>& got
   return {name, maxDiff / std::max(maxWant, 1e-6), maxWant};
 }
 
-void runFixture(const std::string& model, const std::string& dir) {
+// Compiles, runs and checks one fixture; returns the compile report (JSON).
+std::string runFixture(const std::string& model, const std::string& dir) {
   const std::vector<ManifestEntry> manifest = readManifest(dir);
 
   std::vector<uint8_t> bundle;
+  std::string report;
   try {
-    bundle = mgc::compileFile(dir + "/model.onnx").bundle;
+    mgc::CompileResult r = mgc::compileFile(dir + "/model.onnx");
+    bundle = std::move(r.bundle);
+    report = std::move(r.reportJson);
   } catch (const std::exception& e) {
     FAIL("compile " << model << ": " << e.what());
   }
@@ -145,6 +151,7 @@ void runFixture(const std::string& model, const std::string& dir) {
     CHECK(e.normalized <= kMaxNormalizedError);
   }
   CHECK(mgrt_context_validation_messages(ctx.get()) == 0);
+  return report;
 }
 
 }  // namespace
@@ -159,6 +166,13 @@ TEST_CASE("pre-norm transformer encoder matches PyTorch", "[models]") {
 
 TEST_CASE("resnet18 matches PyTorch", "[models][generated]") {
   runFixture("resnet18", generatedFixturesDir() + "/resnet18");
+}
+
+TEST_CASE("RMSNorm in three exported spellings: one fused dispatch each, matches PyTorch", "[models][generated]") {
+  nlohmann::json report = nlohmann::json::parse(runFixture("rms_norms", generatedFixturesDir() + "/rms_norms"));
+  std::vector<std::string> kernels;
+  for (const auto& d : report.at("dispatches")) kernels.push_back(d.at("kernel").get<std::string>());
+  CHECK(kernels == std::vector<std::string>{"layernorm", "layernorm", "layernorm"});
 }
 
 TEST_CASE("mobilenet_v2 matches PyTorch", "[models][generated]") {
