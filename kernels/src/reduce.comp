@@ -69,18 +69,33 @@ uint finish(uint op, bool isInt, uint acc, uint R) {
   return isInt ? uint(int(acc) / int(max(R, 1u))) : floatBitsToUint(uintBitsToFloat(acc) / float(R));
 }
 
-// Partial result over r = first, first + step, ...: value in val, argmax index in idx.
+void accumulate(uint op, bool isInt, uint v, uint r, inout uint val, inout uint idx) {
+  if (op == 5) {
+    if (argBetter(v, r, val, idx, isInt)) { val = v; idx = r; }
+  } else {
+    val = combine(op, isInt, val, v);
+  }
+}
+
+// Partial result over r = first, first + step, ...: value in val, argmax
+// index in idx. When the innermost reduced dim is at least `step` long,
+// the reduced extent is walked as rows of it: one index decomposition per
+// row instead of per element, and neighbouring invocations read
+// neighbouring elements (r = row * inner + i keeps the order of r).
 void partial(uint base, uint first, uint step, uint op, bool isInt, out uint val, out uint idx) {
   val = identity(op, isInt);
   idx = 0xffffffffu;
-  for (uint r = first; r < p[1]; r += step) {
-    uint v = x[base + walk(r, 17, 23)];
-    if (op == 5) {
-      if (argBetter(v, r, val, idx, isInt)) { val = v; idx = r; }
-    } else {
-      val = combine(op, isInt, val, v);
+  uint inner = p[22], innerStride = p[28];
+  if (inner >= step) {
+    uint rows = p[1] / inner;
+    for (uint row = 0; row < rows; ++row) {
+      uint rowBase = base + walk(row * inner, 17, 23);
+      for (uint i = first; i < inner; i += step)
+        accumulate(op, isInt, x[rowBase + i * innerStride], row * inner + i, val, idx);
     }
+    return;
   }
+  for (uint r = first; r < p[1]; r += step) accumulate(op, isInt, x[base + walk(r, 17, 23)], r, val, idx);
 }
 
 void main() {
