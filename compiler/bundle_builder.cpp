@@ -1,5 +1,6 @@
 #include "compiler/bundle_builder.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -127,22 +128,35 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
   if (phases) phases->push_back({name == "infer" ? "lower" : "lower:" + name, msSince(t0) - planMs});
 
   // Memory plan: activations from offset 0 of arena 1 (each entry point has
-  // the arena to itself), constants after the previous entry points';
+  // the arena to itself), constants after the previous entry points' in
+  // the plan's order, except those an earlier entry point wrote already;
   // values living in a state (in-place updates, views) take its slot.
   t0 = Clock::now();
-  const uint64_t weightsBase = weights_.size();
+  std::vector<size_t> constants;
   for (size_t v = 0; v < g.values.size(); ++v) {
     const Value& val = g.values[v];
     TensorSlot& slot = mem.slots[v];
     if (val.isState) slot = stateSlot(g, ValueId(v));
     else if (mem.stateHome[v] != kNoValue) slot = stateSlot(g, mem.stateHome[v]);
-    else if (slot.arena == int(kWeightsArena)) slot.offset += weightsBase;
+    else if (slot.arena == int(kWeightsArena) && val.isConstant()) constants.push_back(v);
   }
-  weights_.resize(weightsBase + mem.weightsBytes, 0);
-  for (size_t v = 0; v < g.values.size(); ++v) {
+  std::sort(constants.begin(), constants.end(),
+            [&](size_t a, size_t b) { return mem.slots[a].offset < mem.slots[b].offset; });
+  for (size_t v : constants) {
     const Value& val = g.values[v];
-    if (val.isConstant() && mem.slots[v].arena == int(kWeightsArena))
-      writeDeviceWords(*val.constant, deviceDType(val.type.dtype), weights_, mem.slots[v].offset);
+    TensorSlot& slot = mem.slots[v];
+    const uint64_t at = weights_.size();
+    weights_.resize(alignUp(at + slot.size, kArenaAlign), 0);
+    writeDeviceWords(*val.constant, deviceDType(val.type.dtype), weights_, at);
+    auto it = written_.find(val.name);
+    if (it != written_.end() && it->second.type == val.type && it->second.size == slot.size &&
+        std::memcmp(weights_.data() + it->second.offset, weights_.data() + at, slot.size) == 0) {
+      weights_.resize(at);  // the same tensor: read the earlier copy
+      slot.offset = it->second.offset;
+      continue;
+    }
+    slot.offset = at;
+    if (it == written_.end()) written_[val.name] = {val.type, at, slot.size};
   }
   for (size_t k = 0; k < g.nodes.size(); ++k) {  // in order: chains of aliases
     const Node& n = g.nodes[k];

@@ -68,6 +68,14 @@ class BundleBuilder {
   mgb::BundleSpec spec_;
   std::map<std::string, uint32_t> kernelIndex_;
   std::vector<uint8_t> weights_;           // arena 0 contents so far
+  // Constants already in weights_, by name: a later entry point's constant
+  // with the same name, type and bytes reads the same slot (prefill and
+  // decode share their weights; so do train_step and infer).
+  struct WrittenConstant {
+    TensorType type;
+    uint64_t offset = 0, size = 0;
+  };
+  std::map<std::string, WrittenConstant> written_;
   std::map<std::string, StateSlot> state_;  // by name
   std::vector<std::string> stateOrder_;
   std::vector<uint8_t> stateInit_;

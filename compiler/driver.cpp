@@ -8,6 +8,7 @@
 #include <set>
 
 #include "compiler/frontends.h"
+#include "compiler/hf/import.h"
 #include "ir/printer.h"
 #include "compiler/report.h"
 #include "passes/graph/passes.h"
@@ -87,6 +88,19 @@ CompileResult compileFile(const std::string& path, const CompileOptions& opts) {
   Program p{path, {}, {}};
   p.entryPoints.push_back({"infer", importModel(path, opts.frontend)});
   p.phases.push_back({"import", msSince(t0)});
+  return compileProgram(std::move(p), opts).compile;
+}
+
+CompileResult compileGenerationFile(const std::string& dir, int64_t maxSeq, int64_t chunk, const CompileOptions& opts) {
+  if (!hf::isCheckpointDir(dir))
+    throw Error(dir + ": a generation bundle (--max-seq) is built from a Hugging Face checkpoint folder (config.json + "
+                      "safetensors)");
+  auto t0 = Clock::now();
+  hf::GenerationGraphs gg = hf::importCheckpointForGeneration(dir, maxSeq, chunk);
+  Program p{dir, {}, {}};
+  p.phases.push_back({"import", msSince(t0)});
+  p.entryPoints.push_back({"prefill", std::move(gg.prefill)});
+  p.entryPoints.push_back({"decode", std::move(gg.decode)});
   return compileProgram(std::move(p), opts).compile;
 }
 

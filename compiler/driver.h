@@ -62,6 +62,12 @@ CompileResult compileGraph(Graph g, const std::string& source, const CompileOpti
 // importModel (frontends.h) + compileGraph, the import timed.
 CompileResult compileFile(const std::string& path, const CompileOptions& opts = {});
 
+// A Hugging Face checkpoint folder → a generation bundle: entry points
+// prefill (chunk tokens) and decode (one token) over a KV cache of maxSeq
+// positions (compiler/hf/import.h, docs/llm.md).
+CompileResult compileGenerationFile(const std::string& dir, int64_t maxSeq, int64_t chunk,
+                                    const CompileOptions& opts = {});
+
 // The graph pass pipeline (passes/graph/pipeline.h) over g, each pass timed into
 // `phases` (name + phaseSuffix). Errors name `source` and the pass. With
 // opts.verifyEachPass the verifier runs after every pass, and a graph it

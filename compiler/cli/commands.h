@@ -19,5 +19,7 @@ int optMain(int argc, char** argv);
 int demoMain(int argc, char** argv);
 int trainMain(int argc, char** argv);   // train_cmd.cpp
 int exportMain(int argc, char** argv);  // export_cmd.cpp
+int generateMain(int argc, char** argv);     // generate_cmd.cpp
+int benchDecodeMain(int argc, char** argv);  // generate_cmd.cpp
 
 }  // namespace mgc

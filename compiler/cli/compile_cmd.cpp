@@ -1,7 +1,9 @@
 // mgc compile MODEL -o OUT.mgb [--report FILE.json] [--print-ir-after-all] [--verify-each]
 //   [--seq N]   (a Hugging Face checkpoint folder: tokens per run)
+//   [--max-seq N [--prefill-chunk T]]   (a checkpoint folder: prefill/decode over a KV cache)
 //   [--train --loss KIND --labels NAME --optimizer sgd|adam|adamw --lr X ...]
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -50,12 +52,23 @@ int compileMain(int argc, char** argv) {
   int64_t seqLen = 0;
   app.add_option("--seq", seqLen, "checkpoint folder: tokens per run, input_ids [1, N] (default 128)")
       ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
+  int64_t maxSeq = 0, chunk = 0;
+  auto* maxSeqOpt =
+      app.add_option("--max-seq", maxSeq,
+                     "checkpoint folder: build a generation bundle (entry points prefill + decode over a KV cache of N "
+                     "positions; mgc generate runs it)")
+          ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
+  app.add_option("--prefill-chunk", chunk, "generation bundle: tokens per prefill run (default 64, or --max-seq if less); "
+                                           "must divide --max-seq")
+      ->needs(maxSeqOpt)
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
   // Training (docs/cli.md, docs/training.md).
   bool train = false, nesterov = false;
   std::string loss = "cross_entropy", optimizer = "sgd", schedule = "constant";
   TrainOptions to;
   OptimizerOptions& oo = to.optimizer;
   auto* trainFlag = app.add_flag("--train", train, "build a training bundle: entry points train_step + infer over shared state");
+  trainFlag->excludes(maxSeqOpt);
   auto needsTrain = [&](CLI::Option* o) { o->needs(trainFlag); };
   needsTrain(app.add_option("--loss", loss, "cross_entropy (default), mse, l1, bce_with_logits; put on the first output"));
   needsTrain(app.add_option("--labels", to.labels, "name of the target input of train_step (default: labels)"));
@@ -107,6 +120,8 @@ int compileMain(int argc, char** argv) {
       TrainCompileResult tr = compileTrainingFile(input, to, opts);
       for (const std::string& w : tr.program.warnings) std::fprintf(stderr, "mgc compile: warning: %s\n", w.c_str());
       r = std::move(tr.compile);
+    } else if (maxSeq > 0) {
+      r = compileGenerationFile(input, maxSeq, chunk > 0 ? chunk : std::min<int64_t>(64, maxSeq), opts);
     } else {
       r = compileFile(input, opts);
     }

@@ -17,6 +17,8 @@ const char* kUsage =
     "  train BUNDLE.mgb --dataset NAME          train a training bundle on the device\n"
     "  export BUNDLE.mgb --weights CK -o OUT    inference bundle from a training bundle + checkpoint\n"
     "  run BUNDLE.mgb --input NAME=FILE.npy      run a bundle with libmgrt\n"
+    "  generate BUNDLE.mgb --prompt-ids 1,5,9    generate tokens (compile FOLDER --max-seq N: a generation bundle)\n"
+    "  bench-decode BUNDLE.mgb [--tokens N]      time token-by-token decode\n"
     "  inspect BUNDLE.mgb                        show what is inside a bundle\n"
     "  opt FILE.mgir [--pass NAME]...            run passes, print the IR\n"
     "  demo                                      compile and run the built-in example\n"
@@ -42,6 +44,8 @@ int main(int argc, char** argv) {
   if (cmd == "demo") return mgc::demoMain(argc - 1, argv + 1);
   if (cmd == "train") return mgc::trainMain(argc - 1, argv + 1);
   if (cmd == "export") return mgc::exportMain(argc - 1, argv + 1);
+  if (cmd == "generate") return mgc::generateMain(argc - 1, argv + 1);
+  if (cmd == "bench-decode") return mgc::benchDecodeMain(argc - 1, argv + 1);
   std::fprintf(stderr, "mgc: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return mgc::kExitUsage;
 }

@@ -36,15 +36,18 @@ Graph importCheckpoint(const std::string& dir, int64_t seqLen) {
   ChunkOnlyKv kv;
   b.g.outputs.push_back(model.forward(in, kv, "logits"));
 
-  const std::vector<std::string> unused = weights.unusedTensors();
-  if (!unused.empty()) {
-    std::string list;
-    for (size_t k = 0; k < unused.size() && k < 5; ++k) list += (k ? ", " : "") + unused[k];
-    if (unused.size() > 5) list += ", ... (" + std::to_string(unused.size()) + " in all)";
-    throw Error(weights.source() + ": tensors that " + config.file + " (" + architectureName(config.arch) +
-                ") does not use: " + list + " (does the config miss a field, e.g. attention_bias or a layer?)");
-  }
+  requireAllTensorsUsed(weights, config);
   return std::move(b.g);
+}
+
+void requireAllTensorsUsed(const Checkpoint& weights, const ModelConfig& config) {
+  const std::vector<std::string> unused = weights.unusedTensors();
+  if (unused.empty()) return;
+  std::string list;
+  for (size_t k = 0; k < unused.size() && k < 5; ++k) list += (k ? ", " : "") + unused[k];
+  if (unused.size() > 5) list += ", ... (" + std::to_string(unused.size()) + " in all)";
+  throw Error(weights.source() + ": tensors that " + config.file + " (" + architectureName(config.arch) +
+              ") does not use: " + list + " (does the config miss a field, e.g. attention_bias or a layer?)");
 }
 
 }  // namespace mgc::hf

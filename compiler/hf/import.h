@@ -26,4 +26,26 @@ bool isCheckpointDir(const std::string& dir);
 // naming the file and field / tensor on anything it cannot build exactly.
 Graph importCheckpoint(const std::string& dir, int64_t seqLen);
 
+// The generation entry points (generation.cpp, docs/llm.md), sharing the
+// weights and a KV cache held as state, kv.<layer>.k / .v f32 [1, kvHeads,
+// maxSeq, headDim]:
+//
+//   prefill  input_ids i64 [1, chunk], position i64 [1]  → logits f32 [1, chunk, vocab]
+//   decode   input_ids i64 [1, 1],     position i64 [1]  → logits f32 [1, 1, vocab]
+//
+// `position` is the first token's position; a run writes its tokens' keys
+// and values at [position, position + T) of the cache and attends over the
+// cache up to each token. maxSeq must be a multiple of chunk, so chunks at
+// multiples of chunk always fit; a position past maxSeq - T writes nothing.
+struct GenerationGraphs {
+  Graph prefill, decode;
+};
+GenerationGraphs importCheckpointForGeneration(const std::string& dir, int64_t maxSeq, int64_t chunk);
+
+// Throws when the checkpoint holds tensors the model did not read
+// (config.json and the weights disagree).
+class Checkpoint;
+struct ModelConfig;
+void requireAllTensorsUsed(const Checkpoint& weights, const ModelConfig& config);
+
 }  // namespace mgc::hf

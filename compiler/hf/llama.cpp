@@ -14,8 +14,9 @@ std::string layerPrefix(int64_t layer) { return "model.layers." + std::to_string
 
 }  // namespace
 
-LlamaGraph::LlamaGraph(const ModelConfig& config, Checkpoint& weights, GraphBuilder& builder, int64_t ropePositions)
-    : c_(config), w_(weights), b_(builder), ropePositions_(ropePositions) {}
+LlamaGraph::LlamaGraph(const ModelConfig& config, Checkpoint& weights, GraphBuilder& builder, int64_t ropePositions,
+                       const Graph* donor)
+    : c_(config), w_(weights), b_(builder), ropePositions_(ropePositions), donor_(donor) {}
 
 std::pair<ValueId, ValueId> LlamaGraph::ropeRows(ValueId positions) {
   // Built on first use, after q_proj's shape has been checked against the
@@ -33,25 +34,30 @@ std::pair<ValueId, ValueId> LlamaGraph::ropeRows(ValueId positions) {
   return ropeRows_[positions] = {cos, sin};
 }
 
-ValueId LlamaGraph::param(const std::string& name, HostTensor t) {
+ValueId LlamaGraph::param(const std::string& name, const std::function<HostTensor()>& load) {
   auto it = params_.find(name);
   if (it != params_.end()) return it->second;
-  // Straight into the graph, not through the builder's fold budget: weights
-  // are the model, not folding by-products.
-  ValueId v = b_.g.addConstant(name, std::move(t));
+  ValueId shared = donor_ ? donor_->find(name) : kNoValue;
+  ValueId v;
+  if (shared != kNoValue && donor_->value(shared).isConstant()) {
+    v = b_.g.addValue(name, donor_->type(shared));
+    b_.g.value(v).constant = donor_->value(shared).constant;  // immutable: shared, not copied
+  } else {
+    // Straight into the graph, not through the builder's fold budget:
+    // weights are the model, not folding by-products.
+    v = b_.g.addConstant(name, load());
+  }
   params_[name] = v;
   return v;
 }
 
 ValueId LlamaGraph::vector(const std::string& name, int64_t n) {
-  auto it = params_.find(name);
-  return it != params_.end() ? it->second : param(name, w_.take(name, {n}));
+  return param(name, [&] { return w_.take(name, {n}); });
 }
 
 ValueId LlamaGraph::linear(const std::string& prefix, ValueId x, int64_t in, int64_t out, bool bias) {
   const std::string name = prefix + ".weight";
-  auto it = params_.find(name);
-  ValueId w = it != params_.end() ? it->second : param(name, w_.takeTransposed(name, out, in));
+  ValueId w = param(name, [&] { return w_.takeTransposed(name, out, in); });
   ValueId y = b_.emit(Op::MatMul, {x, w}, {}, prefix);
   if (bias) y = b_.emit(Op::Add, {y, vector(prefix + ".bias", out)}, {}, prefix);
   return y;
@@ -110,25 +116,28 @@ ValueId LlamaGraph::logits(ValueId h, const std::string& name) {
   const std::string embed = "model.embed_tokens.weight";
   if (!c_.tieEmbeddings) {
     const std::string head = "lm_head.weight";
-    ValueId w = param(head, w_.takeTransposed(head, c_.vocab, c_.hidden));
+    ValueId w = param(head, [&] { return w_.takeTransposed(head, c_.vocab, c_.hidden); });
     return b_.emit(Op::MatMul, {h, w}, {}, "lm_head", name);
   }
   // Tied: lm_head is embed_tokens (already in the graph: forward() reads
   // it first). A checkpoint that also stores lm_head must store the same
   // matrix, or config.json is lying about the tie.
-  const HostTensor& table = *b_.g.value(params_.at(embed)).constant;
-  if (w_.has("lm_head.weight")) {
-    HostTensor head = w_.take("lm_head.weight", {c_.vocab, c_.hidden});
-    if (std::memcmp(head.data.data(), table.data.data(), head.data.size()) != 0)
-      throw Error(w_.source() + ": tie_word_embeddings is true in " + c_.file + " but lm_head.weight differs from " +
-                  embed);
-  }
-  ValueId w = param("lm_head.weight", transposed(table));
+  ValueId w = param("lm_head.weight", [&] {
+    const HostTensor& table = *b_.g.value(params_.at(embed)).constant;
+    if (w_.has("lm_head.weight")) {
+      HostTensor head = w_.take("lm_head.weight", {c_.vocab, c_.hidden});
+      if (std::memcmp(head.data.data(), table.data.data(), head.data.size()) != 0)
+        throw Error(w_.source() + ": tie_word_embeddings is true in " + c_.file +
+                    " but lm_head.weight differs from " + embed);
+    }
+    return transposed(table);
+  });
   return b_.emit(Op::MatMul, {h, w}, {}, "lm_head", name);
 }
 
 ValueId LlamaGraph::forward(const ChunkInputs& in, KvSource& kv, const std::string& logitsName) {
-  ValueId table = param("model.embed_tokens.weight", w_.take("model.embed_tokens.weight", {c_.vocab, c_.hidden}));
+  ValueId table =
+      param("model.embed_tokens.weight", [&] { return w_.take("model.embed_tokens.weight", {c_.vocab, c_.hidden}); });
   ValueId h = b_.emit(Op::Gather, {table, in.inputIds}, {{"axis", int64_t(0)}}, "model.embed_tokens");
   for (int64_t l = 0; l < c_.layers; ++l) {
     const std::string p = layerPrefix(l);

@@ -19,6 +19,7 @@
 // change between the two.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -55,7 +56,11 @@ class LlamaGraph {
  public:
   // `ropePositions`: rows of the RoPE tables, i.e. one past the largest
   // position the graph may see.
-  LlamaGraph(const ModelConfig& config, Checkpoint& weights, GraphBuilder& builder, int64_t ropePositions);
+  // `donor`: a graph built from the same checkpoint (another entry point
+  // of the bundle) whose weight constants this one shares instead of
+  // reading them again.
+  LlamaGraph(const ModelConfig& config, Checkpoint& weights, GraphBuilder& builder, int64_t ropePositions,
+             const Graph* donor = nullptr);
 
   // logits f32 [1, T, vocab], the value named `logitsName`.
   ValueId forward(const ChunkInputs& in, KvSource& kv, const std::string& logitsName);
@@ -65,13 +70,15 @@ class LlamaGraph {
   Checkpoint& w_;
   GraphBuilder& b_;
   int64_t ropePositions_;
+  const Graph* donor_;
   ValueId cos_ = kNoValue, sin_ = kNoValue;                  // [ropePositions, headDim]
   std::map<ValueId, std::pair<ValueId, ValueId>> ropeRows_;  // positions → its cos, sin rows
   std::map<std::string, ValueId> params_;                    // each weight loaded once
 
   // Every weight enters the graph here (a constant named as in the
-  // checkpoint): the one place that decides how weights are held.
-  ValueId param(const std::string& name, HostTensor t);
+  // checkpoint): the one place that decides how weights are held. `load`
+  // reads it when neither this graph nor the donor has it yet.
+  ValueId param(const std::string& name, const std::function<HostTensor()>& load);
   ValueId vector(const std::string& name, int64_t n);
   // x · Wᵀ (+ b) for a PyTorch Linear stored [out, in].
   ValueId linear(const std::string& prefix, ValueId x, int64_t in, int64_t out, bool bias);

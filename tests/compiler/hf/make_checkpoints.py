@@ -213,6 +213,33 @@ def write_checkpoint(out, name, cfg, W, dtype="F32", shards=1, extra_config=None
     return logits
 
 
+# Generation (mgc compile --max-seq 48 --prefill-chunk 16): a prompt over two
+# prefill chunks (the second padded), then decode steps up to position 43.
+GEN_PROMPT, GEN_NEW = 20, 24
+
+
+def write_generation(out, name, cfg, W):
+    """Greedy generation by the reference, the whole sequence recomputed for
+    every token (no cache): gen_prompt.npy i64 [P], gen_ids.npy i64 [N] and
+    gen_logits.npy f32 [N, vocab], row k the logits that chose token k.
+    Asserts every choice wins by a clear margin, so an fp32 implementation
+    that matches the logits to 1e-4 must make the same choices."""
+    d = os.path.join(out, name)
+    seq = torch.randint(0, cfg["vocab_size"], (1, GEN_PROMPT), generator=torch.Generator().manual_seed(SEED + 11))
+    np.save(os.path.join(d, "gen_prompt.npy"), seq[0].numpy().astype(np.int64))
+    rows, ids = [], []
+    with torch.no_grad():
+        for _ in range(GEN_NEW):
+            last = forward(cfg, W, seq)[0, -1]
+            top = last.topk(2).values
+            assert top[0] - top[1] > 1e-3 * top.abs().max(), f"{name}: near tie in greedy generation"
+            ids.append(int(last.argmax()))
+            rows.append(last)
+            seq = torch.cat([seq, torch.tensor([[ids[-1]]])], 1)
+    np.save(os.path.join(d, "gen_ids.npy"), np.array(ids, dtype=np.int64))
+    np.save(os.path.join(d, "gen_logits.npy"), torch.stack(rows).numpy().astype(np.float32))
+
+
 def base_config(arch, model_type, **kw):
     cfg = {
         "architectures": [arch], "model_type": model_type, "hidden_size": HIDDEN, "intermediate_size": 128,
@@ -238,6 +265,7 @@ def main():
                                       "high_freq_factor": 4.0, "original_max_position_embeddings": 64})
     Wl = make_weights(llama, torch.Generator().manual_seed(SEED))
     got = write_checkpoint(out, "llama", llama, Wl)
+    write_generation(out, "llama", llama, Wl)
     write_checkpoint(out, "llama_sharded", llama, Wl, shards=3)
     write_checkpoint(out, "llama_bf16", llama, Wl, dtype="BF16")
     # The test must be able to fail: without the scaling the logits differ.
@@ -251,6 +279,7 @@ def main():
                         use_sliding_window=False, sliding_window=4096, max_window_layers=2, rope_scaling=None)
     Wq2 = make_weights(qwen2, torch.Generator().manual_seed(SEED + 1))
     write_checkpoint(out, "qwen2", qwen2, Wq2)
+    write_generation(out, "qwen2", qwen2, Wq2)
     write_checkpoint(out, "qwen2_f16", qwen2, Wq2, dtype="F16")
 
     # Qwen3: q/k norms, head_dim != hidden / heads, linear RoPE scaling.
@@ -258,6 +287,7 @@ def main():
                         rope_scaling={"rope_type": "linear", "factor": 2.0}, use_sliding_window=False)
     Wq3 = make_weights(qwen3, torch.Generator().manual_seed(SEED + 2))
     write_checkpoint(out, "qwen3", qwen3, Wq3)
+    write_generation(out, "qwen3", qwen3, Wq3)
 
 
 if __name__ == "__main__":

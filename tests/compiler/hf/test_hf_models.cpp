@@ -6,6 +6,7 @@
 //
 // Error metric as tests/models: max|got - want| / max|want|.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -89,7 +90,92 @@ void runCheckpoint(const std::string& name) {
   CHECK(mgrt_context_validation_messages(ctx) == 0);
 }
 
+double normalizedError(const float* got, const float* want, size_t n) {
+  double maxDiff = 0, maxWant = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double d = std::isfinite(got[i]) ? std::fabs(double(got[i]) - double(want[i])) : INFINITY;
+    maxDiff = std::max(maxDiff, d);
+    maxWant = std::max(maxWant, std::fabs(double(want[i])));
+  }
+  return maxDiff / std::max(maxWant, 1e-6);
+}
+
+// A generation bundle (--max-seq 48, prefill chunks of 16): the prompt of
+// 20 tokens in two prefill runs (the second padded), then one decode run
+// per token of the reference's greedy continuation (teacher forcing); the
+// logits of the last prompt token and of every decode step are compared
+// with the reference's, which recomputed the whole sequence each time.
+void runGeneration(const std::string& name) {
+  const std::string dir = fixturesDir() + "/" + name;
+  mgb::npy::Array prompt = loadNpy(dir + "/gen_prompt.npy"), ids = loadNpy(dir + "/gen_ids.npy"),
+                  want = loadNpy(dir + "/gen_logits.npy");
+  REQUIRE(want.shape.size() == 2);
+  const int64_t P = prompt.shape.at(0), N = ids.shape.at(0), vocab = want.shape[1], chunk = 16;
+  REQUIRE(P > chunk);  // two prefill runs
+  const int64_t* promptIds = reinterpret_cast<const int64_t*>(prompt.data.data());
+  const int64_t* genIds = reinterpret_cast<const int64_t*>(ids.data.data());
+  const float* w = reinterpret_cast<const float*>(want.data.data());
+
+  std::vector<uint8_t> bundle;
+  try {
+    bundle = mgc::compileGenerationFile(dir, 48, chunk).bundle;
+  } catch (const std::exception& e) {
+    FAIL("compile " << dir << ": " << e.what());
+  }
+  mgrt_context_options co{-1, 1, 0};
+  mgrt_context* ctx = nullptr;
+  REQUIRE_MGRT(mgrt_context_create(&co, &ctx));
+  std::unique_ptr<mgrt_context, void (*)(mgrt_context*)> ctxGuard(ctx, mgrt_context_destroy);
+  double worst = 0;
+  {
+    mgrt_model* model = nullptr;
+    REQUIRE_MGRT(mgrt_model_load(ctx, bundle.data(), bundle.size(), &model));
+    std::unique_ptr<mgrt_model, void (*)(mgrt_model*)> modelGuard(model, mgrt_model_destroy);
+    mgrt_session *prefill = nullptr, *decode = nullptr;
+    REQUIRE_MGRT(mgrt_session_create(model, "prefill", &prefill));
+    std::unique_ptr<mgrt_session, void (*)(mgrt_session*)> g1(prefill, mgrt_session_destroy);
+    REQUIRE_MGRT(mgrt_session_create(model, "decode", &decode));
+    std::unique_ptr<mgrt_session, void (*)(mgrt_session*)> g2(decode, mgrt_session_destroy);
+    std::vector<float> logits(size_t(chunk * vocab));
+    for (int64_t start = 0; start < P; start += chunk) {
+      std::vector<int64_t> chunkIds(size_t(chunk), 0);
+      for (int64_t t = start; t < std::min(P, start + chunk); ++t) chunkIds[size_t(t - start)] = promptIds[t];
+      REQUIRE_MGRT(mgrt_session_set_input(prefill, "input_ids", chunkIds.data(), chunkIds.size() * sizeof(int64_t)));
+      REQUIRE_MGRT(mgrt_session_set_input(prefill, "position", &start, sizeof start));
+      REQUIRE_MGRT(mgrt_session_run(prefill));
+      REQUIRE_MGRT(mgrt_session_get_output(prefill, "logits", logits.data(), logits.size() * sizeof(float)));
+    }
+    const int64_t lastRow = (P - 1) % chunk;
+    worst = normalizedError(logits.data() + lastRow * vocab, w, size_t(vocab));
+    for (int64_t k = 0; k + 1 < N; ++k) {
+      int64_t position = P + k;
+      REQUIRE_MGRT(mgrt_session_set_input(decode, "input_ids", &genIds[k], sizeof(int64_t)));
+      REQUIRE_MGRT(mgrt_session_set_input(decode, "position", &position, sizeof position));
+      REQUIRE_MGRT(mgrt_session_run(decode));
+      REQUIRE_MGRT(mgrt_session_get_output(decode, "logits", logits.data(), size_t(vocab) * sizeof(float)));
+      worst = std::max(worst, normalizedError(logits.data(), w + (k + 1) * vocab, size_t(vocab)));
+    }
+  }
+  std::printf("generation %-10s prefill + %lld decode steps, worst normalized error %.3e\n", name.c_str(),
+              (long long)(N - 1), worst);
+  std::fflush(stdout);
+  CHECK(worst <= kMaxNormalizedError);
+  CHECK(mgrt_context_validation_messages(ctx) == 0);
+}
+
 }  // namespace
+
+TEST_CASE("hf generation: Llama prefill + decode over the KV cache match PyTorch", "[hf][models][generation]") {
+  runGeneration("llama");
+}
+
+TEST_CASE("hf generation: Qwen2 (tied) prefill + decode match PyTorch", "[hf][models][generation]") {
+  runGeneration("qwen2");
+}
+
+TEST_CASE("hf generation: Qwen3 (q/k norms) prefill + decode match PyTorch", "[hf][models][generation]") {
+  runGeneration("qwen3");
+}
 
 TEST_CASE("hf: Llama (GQA, llama3 RoPE scaling, separate lm_head) matches PyTorch", "[hf][models]") {
   runCheckpoint("llama");
