@@ -61,7 +61,10 @@ bool simplifyReshape(Rewriter& r, size_t i) {
 }
 
 // transpose(transpose(%x) {perm = P}) {perm = Q} → transpose(%x) {perm = P∘Q}
-// (out[i] = mid[Q[i]] = x[P[Q[i]]]);  transpose(%x) {perm = [0, 1, ...]} → %x
+// (out[i] = mid[Q[i]] = x[P[Q[i]]]);  transpose(%x) {perm = [0, 1, ...]} → %x;
+// a transpose that keeps the axes longer than 1 in their order moves no
+// element (e.g. [1, T=1, H, D] → [1, H, 1, D] in a decode step) → reshape,
+// a view: no copy dispatch.
 bool simplifyTranspose(Rewriter& r, size_t i) {
   Node& n = r.g.nodes[i];
   if (n.op != Op::Transpose) return false;
@@ -74,9 +77,20 @@ bool simplifyTranspose(Rewriter& r, size_t i) {
     n.attrs["perm"] = combined;
     return true;
   }
-  for (size_t k = 0; k < q.size(); ++k)
-    if (q[k] != int64_t(k)) return false;
-  return r.forwardValue(i, n.outputs[0], n.inputs[0]);
+  bool identity = true;
+  int64_t lastMoved = -1;
+  const Shape& in = r.g.type(n.inputs[0]).shape;
+  for (size_t k = 0; k < q.size(); ++k) {
+    identity &= q[k] == int64_t(k);
+    if (in.at(size_t(q[k])) == 1) continue;
+    if (q[k] < lastMoved) return false;  // two real axes change order: a real transpose
+    lastMoved = q[k];
+  }
+  if (identity) return r.forwardValue(i, n.outputs[0], n.inputs[0]);
+  n.op = Op::Reshape;
+  n.attrs.clear();
+  n.attrs["shape"] = std::vector<int64_t>(r.g.type(n.outputs[0]).shape);
+  return true;
 }
 
 // Does transpose node `n` swap exactly the last two axes (rank >= 2)?
