@@ -1,5 +1,6 @@
 // MatMul → the tiled matmul kernel (kernels/src/matmul.comp), which reads
-// operands stored transposed (trans_a / trans_b) in place.
+// operands stored transposed (trans_a / trans_b) in place; products of at
+// most kMatVecRows rows (a decode step) → matvec.comp, same params.
 #include <algorithm>
 
 #include "ir/matmul.h"
@@ -13,6 +14,10 @@ namespace mgc::kern {
 // >= 512 k values bring the grid towards fillTiles workgroups; the two
 // extra dispatches cost ~2 barriers, so short K never splits.
 constexpr SplitK kMatMulSplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/512, /*maxSlices=*/32};
+
+// Up to this many rows, one pass of many small workgroups over B
+// (matvec.comp) instead of 64x64 tiles that would be 1/16 used.
+constexpr int64_t kMatVecRows = 4;
 
 std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   requireFloat(g, n, "matmul");
@@ -48,6 +53,14 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   d.params.push_back(uint32_t(layout.transA) | uint32_t(layout.transB) << 1);  // p[36]
   auto tiles = [](int64_t x) { return (x + 63) / 64; };
   auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
+  if (M <= kMatVecRows) {
+    d.kernel = "matvec";
+    const int64_t cols = layout.transB ? 8 : 32;  // columns per workgroup (matvec.comp)
+    d.groups[0] = clamp((N + cols - 1) / cols);
+    d.groups[1] = 1;
+    d.groups[2] = clamp(batches);
+    return {d};
+  }
   d.groups[0] = clamp(tiles(N));
   d.groups[1] = clamp(tiles(M));
   d.groups[2] = clamp(batches);

@@ -151,6 +151,15 @@ void nnCases(Builder& b) {
         {N(F({2, 67, 1100})), N(F({70, 1100})), N(F({70})), N(F({2, 67, 70}))},
         [&] { Attrs a = epi({7, 7, 1}, {0, 0, 0, 0, 0, 0}); a["trans_b"] = int64_t(1); return a; }());
   b.add("matmul split-k trans_a", Op::MatMul, {N(F({1300, 5})), N(F({1300, 9}))}, ta);
+  // At most 4 rows (a decode step): matvec.comp, both B layouts, column counts off the workgroup width,
+  // A stored transposed, batch broadcast, fused epilogue.
+  b.add("matvec 1x577@577x70", Op::MatMul, {N(F({1, 577})), N(F({577, 70}))});
+  b.add("matvec 4 rows trans_b 45x300", Op::MatMul, {N(F({4, 300})), N(F({45, 300}))}, tb);
+  b.add("matvec trans_a 3 rows", Op::MatMul, {N(F({130, 3})), N(F({130, 33}))}, ta);
+  b.add("matvec batch broadcast trans_b (attention scores)", Op::MatMul,
+        {N(F({1, 3, 3, 1, 64})), N(F({1, 3, 1, 37, 64}))}, tb);
+  b.add("matvec bias+residual", Op::MatMul, {N(F({2, 1, 130})), N(F({130, 65})), N(F({65})), N(F({2, 1, 65}))},
+        epi({7, 7}, {0, 0, 0, 0}));
   // Few output tiles, long K: split-K (conv2d_splitk between two conv2d_finish passes, lower_conv.cpp),
   // slices not a multiple of the k step, the last one shorter.
   b.add("conv split-k 3x3 bias+residual+relu", Op::Conv,

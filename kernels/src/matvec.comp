@@ -1,0 +1,88 @@
+// matvec: C[b] = op(A[b]) @ op(B[b]) for a few rows (M <= 4: a decode
+// step's projections and attention), where the 64x64 tiles of matmul.comp
+// would leave most of a GPU idle and compute 60 wasted rows. The weight
+// matrix B is streamed once, coalesced, by many small workgroups:
+//   B stored [K, N] (N contiguous): a workgroup owns 32 columns; its 8
+//     warps split K, each lane reads one column (32 consecutive floats
+//     per k), the 8 partial sums meet in shared memory;
+//   B stored [N, K] (trans_b, K contiguous): a workgroup owns 8 columns,
+//     one warp each, lanes stride over K, partial sums meet in shared
+//     memory.
+// Same bindings and params as matmul.comp (lowering picks one by M):
+// Bindings: 1 = A, 2 = B, 3, 4 = epilogue operands, 5 = C.
+// Params: p[0] M, p[1] N, p[2] K, p[3] batch, p[4..7] output batch dims,
+// p[8..11] / p[12..15] A / B batch strides, p[16..35] fused epilogue,
+// p[36] layout bits (trans_a, trans_b).
+// Grid: (column groups, 1, batch), clamped; workgroups loop over the rest.
+#version 450
+layout(local_size_x = 256) in;
+#include "common.glsl"
+
+layout(std430, set = 0, binding = 1) readonly buffer A { float a[]; };
+layout(std430, set = 0, binding = 2) readonly buffer B { float b[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
+#define EPI_BASE 16
+#define EPI_BINDING0 3
+#define EPI_BINDING1 4
+#include "math.glsl"
+#include "epilogue.glsl"
+
+shared vec4 partial[256];
+
+void batchOffsets(uint batch, out uint offA, out uint offB) {
+  offA = 0;
+  offB = 0;
+  uint rem = batch;
+  for (int d = 3; d >= 0; --d) {
+    uint coord = rem % p[4 + d];
+    rem /= p[4 + d];
+    offA += coord * p[8 + d];
+    offB += coord * p[12 + d];
+  }
+}
+
+// op(A)[m, k] for m < M (0 beyond).
+float aAt(uint offA, uint m, uint k) {
+  uint M = p[0], K = p[2];
+  if (m >= M) return 0.0;
+  return (p[36] & 1u) != 0u ? a[offA + k * M + m] : a[offA + m * K + k];
+}
+
+void main() {
+  uint M = p[0], N = p[1], K = p[2], batches = p[3];
+  bool tb = (p[36] & 2u) != 0u;
+  uint t = gl_LocalInvocationIndex;
+  // [K, N]: 32 columns x 8 k-slices; [N, K]: 8 columns x 32 k-lanes.
+  uint cols = tb ? 8u : 32u, slices = 256u / cols;
+  uint col = tb ? t / 32u : t % 32u, slice = tb ? t % 32u : t / 32u;
+  uint groups = (N + cols - 1u) / cols;
+  for (uint bz = gl_WorkGroupID.z; bz < batches; bz += gl_NumWorkGroups.z) {
+    uint offA, offB;
+    batchOffsets(bz, offA, offB);
+    for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
+      uint n = gx * cols + col;
+      vec4 acc = vec4(0.0);
+      if (n < N) {
+        for (uint k = slice; k < K; k += slices) {
+          float w = tb ? b[offB + n * K + k] : b[offB + k * N + n];
+          acc += w * vec4(aAt(offA, 0u, k), aAt(offA, 1u, k), aAt(offA, 2u, k), aAt(offA, 3u, k));
+        }
+      }
+      // Sum the slices of each column: partial[slice * cols + col].
+      barrier();
+      partial[slice * cols + col] = acc;
+      barrier();
+      for (uint h = slices / 2u; h > 0u; h >>= 1u) {
+        if (slice < h) partial[slice * cols + col] += partial[(slice + h) * cols + col];
+        barrier();
+      }
+      if (slice == 0u && n < N) {
+        vec4 s = partial[col];
+        for (uint m = 0u; m < min(M, 4u); ++m) {
+          uint o = bz * M * N + m * N + n;
+          c[o] = epilogue(s[m], o, n);
+        }
+      }
+    }
+  }
+}
