@@ -55,7 +55,7 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
   if (M <= kMatVecRows) {
     d.kernel = "matvec";
-    const int64_t cols = layout.transB ? 8 : 32;  // columns per workgroup (matvec.comp)
+    const int64_t cols = 8;  // columns per workgroup (matvec.comp)
     d.groups[0] = clamp((N + cols - 1) / cols);
     d.groups[1] = 1;
     d.groups[2] = clamp(batches);

@@ -2,9 +2,9 @@
 // step's projections and attention), where the 64x64 tiles of matmul.comp
 // would leave most of a GPU idle and compute 60 wasted rows. The weight
 // matrix B is streamed once, coalesced, by many small workgroups:
-//   B stored [K, N] (N contiguous): a workgroup owns 32 columns; its 8
-//     warps split K, each lane reads one column (32 consecutive floats
-//     per k), the 8 partial sums meet in shared memory;
+//   B stored [K, N] (N contiguous): a workgroup owns 8 columns and
+//     splits K 32 ways (8 consecutive floats, one 32-byte sector, per k
+//     and slice), the 32 partial sums meet in shared memory;
 //   B stored [N, K] (trans_b, K contiguous): a workgroup owns 8 columns,
 //     one warp each, lanes stride over K, partial sums meet in shared
 //     memory.
@@ -48,13 +48,18 @@ float aAt(uint offA, uint m, uint k) {
   return (p[36] & 1u) != 0u ? a[offA + k * M + m] : a[offA + m * K + k];
 }
 
+// Column k of op(A): its (up to) 4 rows.
+vec4 aColumn(uint offA, uint k) { return vec4(aAt(offA, 0u, k), aAt(offA, 1u, k), aAt(offA, 2u, k), aAt(offA, 3u, k)); }
+
+float bAt(bool tb, uint offB, uint k, uint n) { return tb ? b[offB + n * p[2] + k] : b[offB + k * p[1] + n]; }
+
 void main() {
   uint M = p[0], N = p[1], K = p[2], batches = p[3];
   bool tb = (p[36] & 2u) != 0u;
   uint t = gl_LocalInvocationIndex;
-  // [K, N]: 32 columns x 8 k-slices; [N, K]: 8 columns x 32 k-lanes.
-  uint cols = tb ? 8u : 32u, slices = 256u / cols;
-  uint col = tb ? t / 32u : t % 32u, slice = tb ? t % 32u : t / 32u;
+  // 8 columns x 32 k-slices; [N, K]: a warp per column, lanes along K.
+  const uint cols = 8u, slices = 32u;
+  uint col = tb ? t / 32u : t % 8u, slice = tb ? t % 32u : t / 8u;
   uint groups = (N + cols - 1u) / cols;
   for (uint bz = gl_WorkGroupID.z; bz < batches; bz += gl_NumWorkGroups.z) {
     uint offA, offB;
@@ -63,10 +68,20 @@ void main() {
       uint n = gx * cols + col;
       vec4 acc = vec4(0.0);
       if (n < N) {
-        for (uint k = slice; k < K; k += slices) {
-          float w = tb ? b[offB + n * K + k] : b[offB + k * N + n];
-          acc += w * vec4(aAt(offA, 0u, k), aAt(offA, 1u, k), aAt(offA, 2u, k), aAt(offA, 3u, k));
+        // Four independent loads in flight per step: a decode step's
+        // matrices are too small to hide memory latency with warps alone.
+        uint k = slice;
+        vec4 acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
+        for (; k + 3u * slices < K; k += 4u * slices) {
+          float w0 = bAt(tb, offB, k, n), w1 = bAt(tb, offB, k + slices, n);
+          float w2 = bAt(tb, offB, k + 2u * slices, n), w3 = bAt(tb, offB, k + 3u * slices, n);
+          acc += w0 * aColumn(offA, k);
+          acc1 += w1 * aColumn(offA, k + slices);
+          acc2 += w2 * aColumn(offA, k + 2u * slices);
+          acc3 += w3 * aColumn(offA, k + 3u * slices);
         }
+        for (; k < K; k += slices) acc += bAt(tb, offB, k, n) * aColumn(offA, k);
+        acc += acc1 + acc2 + acc3;
       }
       // Sum the slices of each column: partial[slice * cols + col].
       barrier();
