@@ -130,10 +130,23 @@ ValueId GraphBuilder::rotaryHalf(const std::string& nodeName, ValueId x, ValueId
   if (last < 0 || t.shape.back() % 2 != 0)
     throw Error(nodeName + ": rotary embedding needs an even last dimension, got " + t.str());
   const int64_t d = t.shape.back();
-  ValueId first = sliceAxis(nodeName, x, last, 0, d / 2, 1);
-  ValueId second = sliceAxis(nodeName, x, last, d / 2, d, 1);
-  ValueId rotated = emit(Op::Concat, {emit(Op::Neg, {second}, {}, nodeName), first}, {{"axis", last}}, nodeName);
-  return emit(Op::Add, {emit(Op::Mul, {x, cos}, {}, nodeName), emit(Op::Mul, {rotated, sin}, {}, nodeName)}, {},
+  HostTensor sign(TensorType{g.type(sin).dtype, {d}});
+  for (int64_t i = 0; i < d; ++i) sign.setF(i, i < d / 2 ? -1.0 : 1.0);
+  return rotaryHalfSigned(nodeName, x, cos, emit(Op::Mul, {sin, constant(nodeName, std::move(sign))}, {}, nodeName));
+}
+
+ValueId GraphBuilder::rotaryHalfSigned(const std::string& nodeName, ValueId x, ValueId cos, ValueId signedSin) {
+  const TensorType& t = g.type(x);
+  const int64_t last = int64_t(t.rank()) - 1;
+  if (last < 0 || t.shape.back() % 2 != 0)
+    throw Error(nodeName + ": rotary embedding needs an even last dimension, got " + t.str());
+  const int64_t d = t.shape.back();
+  // The halves swapped by one gather (no slices, no concat): element i
+  // reads i + d/2, wrapping.
+  HostTensor swap(TensorType{DType::I64, {d}});
+  for (int64_t i = 0; i < d; ++i) swap.as<int64_t>()[i] = (i + d / 2) % d;
+  ValueId swapped = emit(Op::Gather, {x, constant(nodeName, std::move(swap))}, {{"axis", last}}, nodeName);
+  return emit(Op::Add, {emit(Op::Mul, {x, cos}, {}, nodeName), emit(Op::Mul, {swapped, signedSin}, {}, nodeName)}, {},
               nodeName);
 }
 

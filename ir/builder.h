@@ -100,6 +100,11 @@ class GraphBuilder {
   // concat(-x[..., D/2:], x[..., :D/2]) over the last axis (D even); cos
   // and sin broadcast to x (e.g. [T, D] against [..., T, D]).
   ValueId rotaryHalf(const std::string& nodeName, ValueId x, ValueId cos, ValueId sin);
+  // The same with sin's first half negated beforehand (signedSin[..., i] =
+  // -sin[..., i] for i < D/2): x · cos + swap_halves(x) · signedSin, one
+  // gather and one fused multiply-add. A model that keeps a signed sine
+  // table saves the negation at every layer.
+  ValueId rotaryHalfSigned(const std::string& nodeName, ValueId x, ValueId cos, ValueId signedSin);
 
   // An additive causal mask [Tq, Tk] of `dtype`: 0 where key position <=
   // query position, elsewhere the lowest finite f32 (as transformers:

@@ -24,7 +24,12 @@ std::pair<ValueId, ValueId> LlamaGraph::ropeRows(ValueId positions) {
   // about it cannot make mgc allocate a huge table.
   if (cos_ == kNoValue) {
     cos_ = b_.addConstant(b_.freshName("rope.cos"), ropeTable(c_, ropePositions_, false));
-    sin_ = b_.addConstant(b_.freshName("rope.sin"), ropeTable(c_, ropePositions_, true));
+    // The sine with its first half negated, for rotaryHalfSigned.
+    HostTensor sin = ropeTable(c_, ropePositions_, true);
+    const int64_t d = sin.type.shape.back();
+    for (int64_t e = 0; e < sin.numel(); ++e)
+      if (e % d < d / 2) sin.setF(e, -sin.getF(e));
+    sin_ = b_.addConstant(b_.freshName("rope.sin_signed"), std::move(sin));
   }
   auto it = ropeRows_.find(positions);
   if (it != ropeRows_.end()) return it->second;
@@ -86,8 +91,8 @@ ValueId LlamaGraph::attention(int64_t layer, ValueId x, const ChunkInputs& in, K
   q = b_.emit(Op::Transpose, {q}, headsFirst, p);  // [1, H, T, D]
   k = b_.emit(Op::Transpose, {k}, headsFirst, p);
   v = b_.emit(Op::Transpose, {v}, headsFirst, p);
-  q = b_.rotaryHalf(p + ".rope", q, cos, sin);
-  k = b_.rotaryHalf(p + ".rope", k, cos, sin);
+  q = b_.rotaryHalfSigned(p + ".rope", q, cos, sin);
+  k = b_.rotaryHalfSigned(p + ".rope", k, cos, sin);
 
   auto [keys, values] = kv.keysValues(b_, layer, k, v);
   const int64_t S = b_.g.type(keys).shape[2];

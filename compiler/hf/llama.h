@@ -71,7 +71,7 @@ class LlamaGraph {
   GraphBuilder& b_;
   int64_t ropePositions_;
   const Graph* donor_;
-  ValueId cos_ = kNoValue, sin_ = kNoValue;                  // [ropePositions, headDim]
+  ValueId cos_ = kNoValue, sin_ = kNoValue;                  // [ropePositions, headDim], sin_ signed (rotaryHalfSigned)
   std::map<ValueId, std::pair<ValueId, ValueId>> ropeRows_;  // positions → its cos, sin rows
   std::map<std::string, ValueId> params_;                    // each weight loaded once
 
