@@ -220,7 +220,7 @@ void dropout(NodeContext& c) {
     char r[32];
     std::snprintf(r, sizeof r, "%g", ratio);
     c.unsupported(std::string("a Dropout with training_mode true (ratio ") + r +
-                  ") is random: compile with --train, or export the model in eval mode for inference");
+                  ") is random, so not supported for inference: compile with --train, or export the model in eval mode");
   }
   c.setOutput(0, c.input(0));
   if (c.outputUsed(1)) {  // the identity keeps every element: an all-true mask (of x's type before opset 10)

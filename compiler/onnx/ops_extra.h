@@ -13,6 +13,9 @@ void addMoreConverters(ConverterTable& t);    // ops_more.cpp
 void addRecurrentConverters(ConverterTable& t);  // ops_rnn.cpp
 void addSequenceConverters(ConverterTable& t);   // ops_sequence.cpp
 void addResizeConverters(ConverterTable& t);     // ops_resize.cpp
+void addCumSumConverters(ConverterTable& t);     // ops_cumsum.cpp
+void addTopKConverters(ConverterTable& t);       // ops_topk.cpp
+void addScatterNDConverters(ConverterTable& t);  // ops_scatter_nd.cpp
 
 // Pad in mode "reflect" or "edge" as Slices and Concats per axis; `pads`
 // is [begin..., end...] with one entry per axis (negative entries crop).

@@ -1,6 +1,7 @@
 // More compositions: (Dynamic)QuantizeLinear / DequantizeLinear, GatherND
 // (a Gather over flattened leading axes), ReverseSequence (GatherElements
-// with computed indices), BitShift on uint8 (multiply / divide by 2^y).
+// with computed indices), BitShift on uint8 (multiply / divide by 2^y),
+// OneHot (indices compared with 0..depth-1 along the new axis, then Where).
 #include <algorithm>
 
 #include "compiler/onnx/ops_extra.h"
@@ -164,7 +165,43 @@ void bitShift(NodeContext& c) {
 
 }  // namespace
 
+// OneHot(indices, depth, values [off, on]){axis}: a new axis of length
+// depth at `axis`; out = on where the (wrapped) index equals the position
+// along it, else off. depth must be a constant; indices may be floats
+// (truncated, as the reference does) and negative (counted from depth).
+void oneHot(NodeContext& c) {
+  c.onlyAttrs({"axis"});
+  const ValueId indices = c.input(0), values = c.input(2);
+  const HostTensor* depthT = c.constInput(1, "depth");
+  if (!depthT) c.fail("depth must be a constant");
+  if (depthT->numel() != 1) c.fail("depth must hold one value, got " + depthT->type.str());
+  const int64_t depth = depthT->getI(0);
+  if (depth < 1 || depth > (int64_t(1) << 24)) c.fail("depth " + std::to_string(depth) + " is outside [1, 2^24]");
+  const TensorType vt = c.type(values);
+  if (vt.numel() != 2) c.fail("values must hold [off, on], got " + vt.str());
+  const Shape is = c.type(indices).shape;
+  const int64_t outRank = int64_t(is.size()) + 1, axis = c.normAxis(c.attrInt("axis", -1), outRank);
+  ValueId idx = c.type(indices).dtype == DType::I64 ? indices : c.emit(Op::Cast, {indices}, {{"to", int64_t(DType::I64)}});
+  ValueId dimsV = c.scalar(DType::I64, double(depth));
+  idx = c.emit(Op::Where, {c.emit(Op::Less, {idx, c.scalar(DType::I64, 0)}), c.emit(Op::Add, {idx, dimsV}), idx});
+  Shape withAxis = is;
+  withAxis.insert(withAxis.begin() + axis, 1);
+  Shape along(size_t(outRank), 1);
+  along[size_t(axis)] = depth;
+  HostTensor positions(TensorType{DType::I64, along});
+  for (int64_t i = 0; i < depth; ++i) positions.as<int64_t>()[i] = i;
+  ValueId hit = c.emit(Op::Equal, {reshapeTo(c, idx, withAxis), c.constant(std::move(positions))});
+  ValueId flat = reshapeTo(c, values, {2});
+  auto pick = [&](int64_t k) {
+    HostTensor at(TensorType{DType::I64, {}});
+    at.as<int64_t>()[0] = k;
+    return c.emit(Op::Gather, {flat, c.constant(std::move(at))}, {{"axis", int64_t(0)}});
+  };
+  c.emitOutput(0, Op::Where, {hit, pick(1), pick(0)});
+}
+
 void addMoreConverters(ConverterTable& t) {
+  t[{"", "OneHot"}] = oneHot;
   t[{"", "DequantizeLinear"}] = dequantizeLinear;
   t[{"", "QuantizeLinear"}] = quantizeLinear;
   t[{"", "DynamicQuantizeLinear"}] = dynamicQuantizeLinear;

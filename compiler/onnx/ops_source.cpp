@@ -142,6 +142,9 @@ const ConverterTable& converters() {
     addRecurrentConverters(t);
     addSequenceConverters(t);
     addResizeConverters(t);
+    addCumSumConverters(t);
+    addTopKConverters(t);
+    addScatterNDConverters(t);
     return t;
   }();
   return table;
