@@ -26,7 +26,7 @@ PACKAGES=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev catch2
   llvm-14-tools clang-14 libfuzzer-14-dev
   libonnx-testdata dataset-fashion-mnist
-  python3-torch python3-torchvision python3-onnx python3-numpy
+  python3-torch python3-torchvision python3-onnx python3-numpy python3-dev pybind11-dev
 )
 
 if [[ $INSTALL == 1 ]]; then
