@@ -129,6 +129,13 @@ class VulkanBackend final : public Backend {
 }  // namespace
 }  // namespace vk
 
+mgrt_status createVulkanBackendOn(const vk::AppDevice& app, std::unique_ptr<Backend>* out) {
+  std::unique_ptr<vk::VulkanBackend> backend(new vk::VulkanBackend());
+  MGRT_TRY(vk::adoptDevice(app, &backend->device));
+  *out = std::move(backend);
+  return MGRT_OK;
+}
+
 mgrt_status createVulkanBackend(const mgrt_context_options& opts, std::unique_ptr<Backend>* out) {
   std::unique_ptr<vk::VulkanBackend> backend(new vk::VulkanBackend());
   MGRT_TRY(vk::createDevice(opts, &backend->device));  // on failure the destructor cleans up

@@ -99,6 +99,15 @@ mgrt_status createDevice(const mgrt_context_options& opts, Device* d) {
 }
 
 void destroyDevice(Device* d) {
+  if (!d->owned) {  // the app's: wait for mgrt's own submissions, destroy nothing
+    if (d->queue && !d->lost) {
+      std::lock_guard<std::mutex> lock(d->queueMutex);
+      d->fn.vkQueueWaitIdle(d->queue);
+    }
+    d->device = VK_NULL_HANDLE;
+    d->instance = VK_NULL_HANDLE;
+    return;
+  }
   if (d->device) {
     d->fn.vkDeviceWaitIdle(d->device);
     d->fn.vkDestroyDevice(d->device, nullptr);

@@ -40,6 +40,11 @@ struct Device {
   std::string lastValidationMessage;
 
   std::atomic<bool> lost{false};  // set on VK_ERROR_DEVICE_LOST
+
+  // false: the app's instance and device (mgrt_context_create_vulkan),
+  // never destroyed here.
+  bool owned = true;
+  uint32_t instanceApiVersion = 0;  // the instance's apiVersion (0: what the loader offers)
 };
 
 // Creates instance (with validation if asked), picks a device, creates the
@@ -54,6 +59,19 @@ mgrt_status createInstance(bool validation, Device* d);
 // Physical device choice (select.cpp): device_index, env MGRT_DEVICE, type
 // order; fills props, memProps, apiVersion, caps.limits and caps.name.
 mgrt_status selectPhysicalDevice(int deviceIndex, Device* d);
+// The same facts for d->physical as given (an app's device).
+void describePhysicalDevice(Device* d);
+// Loads libvulkan once per process (volk); false when there is none.
+bool loadVulkan();
+// Adopts the app's instance, device and queue (external_device.cpp).
+struct AppDevice {
+  VkInstance instance;
+  VkPhysicalDevice physical;
+  VkDevice device;
+  VkQueue queue;
+  uint32_t queueFamily, apiVersion, enabledFeatures;
+};
+mgrt_status adoptDevice(const AppDevice& app, Device* d);
 
 // The optional features kernels may use (features.cpp): every one the
 // device supports is enabled at device creation and reported in caps. The

@@ -72,9 +72,13 @@ VkDebugUtilsMessengerCreateInfoEXT messengerInfo(Device* d) {
 
 }  // namespace
 
-mgrt_status createInstance(bool validation, Device* d) {
+bool loadVulkan() {
   std::call_once(gLoaderOnce, [] { gLoaderResult = volkInitialize(); });
-  if (gLoaderResult != VK_SUCCESS)
+  return gLoaderResult == VK_SUCCESS;
+}
+
+mgrt_status createInstance(bool validation, Device* d) {
+  if (!loadVulkan())
     return fail(MGRT_NO_DEVICE, "Vulkan loader (libvulkan.so.1) not found");
 
   uint32_t apiVersion = volkGetInstanceVersion();

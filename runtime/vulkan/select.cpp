@@ -75,7 +75,7 @@ void fillLimitsAndName(Device* d) {
   m.deviceLocalHeapSize = largestLocal ? largestLocal : largest;
 
   // Vulkan 1.1/1.2 properties: allocation cap and the driver's name.
-  d->apiVersion = std::min(d->props.apiVersion, volkGetInstanceVersion());
+  d->apiVersion = std::min(d->props.apiVersion, d->instanceApiVersion ? d->instanceApiVersion : volkGetInstanceVersion());
   const uint32_t api = d->apiVersion;
   m.maxAllocationSize = m.deviceLocalHeapSize;
   // SPIR-V versions each Vulkan core version must accept.
@@ -103,6 +103,8 @@ void fillLimitsAndName(Device* d) {
 }
 
 }  // namespace
+
+void describePhysicalDevice(Device* d) { fillLimitsAndName(d); }
 
 mgrt_status selectPhysicalDevice(int deviceIndex, Device* d) {
   uint32_t n = 0;

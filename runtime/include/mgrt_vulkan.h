@@ -1,0 +1,53 @@
+/* libmgrt on a Vulkan device the app owns (a renderer sharing its GPU with
+ * the model): include after, or instead of, mgrt.h in code that has the
+ * Vulkan headers. Everything else (models, sessions, state) is mgrt.h's.
+ *
+ *   mgrt_vulkan_device dev = {instance, physical, device, queue, family,
+ *                             VK_API_VERSION_1_2, MGRT_FEATURE_STORAGE16};
+ *   mgrt_context* ctx;
+ *   mgrt_context_create_vulkan(&dev, &ctx);
+ *
+ * The app keeps every handle alive until mgrt_context_destroy returns;
+ * mgrt destroys none of them. mgrt submits to `queue` (a queue of
+ * `queue_family`, which must have compute) from inside mgrt_session_run and
+ * the state calls: Vulkan requires that no two threads submit to one queue
+ * at the same time, so the app does not submit to that queue while an mgrt
+ * call runs on another thread (or gives mgrt a queue of its own). mgrt
+ * cannot query what the app enabled on its device: `enabled_features` says
+ * which MGRT_FEATURE_* the app enabled (kernels may use those; 0 keeps every
+ * kernel on its portable variant), and the app should enable
+ * robustBufferAccess where the device has it (mgrt does on its own
+ * devices: kernels index with values from the bundle). Validation-layer
+ * messages go to the app's own messenger, if any: the context counts none.
+ */
+#ifndef MGRT_VULKAN_H
+#define MGRT_VULKAN_H
+
+#include <vulkan/vulkan.h>
+
+#include "mgrt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mgrt_vulkan_device {
+  VkInstance instance;
+  VkPhysicalDevice physical_device;
+  VkDevice device;
+  VkQueue queue;
+  uint32_t queue_family;      /* the family `queue` belongs to; must have VK_QUEUE_COMPUTE_BIT */
+  uint32_t api_version;       /* VkApplicationInfo.apiVersion of `instance` (0: Vulkan 1.0) */
+  uint32_t enabled_features;  /* MGRT_FEATURE_* the app enabled on `device` */
+} mgrt_vulkan_device;
+
+/* MGRT_INVALID_ARGUMENT for a null handle or a queue family without
+ * compute, MGRT_UNSUPPORTED when enabled_features names a feature the
+ * device does not have (the message lists them). */
+mgrt_status mgrt_context_create_vulkan(const mgrt_vulkan_device* device, mgrt_context** out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MGRT_VULKAN_H */
