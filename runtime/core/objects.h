@@ -37,6 +37,7 @@ struct mgrt_session {
   mgrt::Recording* recording = nullptr;
   double lastGpuMs = -1.0;
   bool hasRun = false;
+  bool inFlight = false;             // submitted (mgrt_session_submit), not yet waited for
   bool profiling = false;            // recorded with a timestamp after each dispatch
   std::vector<uint64_t> profileNs;   // of the last run: dispatches + 1 times (Backend::dispatchTimes)
 };

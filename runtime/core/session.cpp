@@ -113,7 +113,9 @@ mgrt_status mgrt_session_create(mgrt_model* m, const char* entryPoint, mgrt_sess
 }
 
 void mgrt_session_destroy(mgrt_session* s) {
-  if (s) releaseSession(s);
+  if (!s) return;
+  if (s->inFlight) s->model->backend->wait(s->recording, "mgrt_session_destroy");  // its buffers are in use
+  releaseSession(s);
 }
 
 int mgrt_session_input_count(const mgrt_session* s) { return s ? int(s->plan.inputs.size()) : 0; }

@@ -22,6 +22,8 @@ mgrt_status mgrt_session_set_profiling(mgrt_session* s, int enable) {
     Backend* be = s->model->backend;
     const bool on = enable != 0;
     if (on == s->profiling) return MGRT_OK;
+    if (s->inFlight)  // re-recording replaces the command buffer the GPU is running
+      return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_set_profiling: a run is in flight; call mgrt_session_wait first");
     if (on && !be->caps().timestamps)
       return fail(MGRT_UNSUPPORTED, "profiling needs GPU timestamps, which the compute queue of %s does not have",
                   be->caps().name.c_str());

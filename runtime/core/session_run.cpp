@@ -38,6 +38,13 @@ mgrt_status checkSize(const TensorPlan& io, size_t bytes, const char* kind) {
 uint8_t* stagingData(mgrt_session* s, const TensorPlan& io) { return s->stagingBytes + io.stagingOffset;
 }
 
+// Inputs and outputs live in memory the GPU uses while a run is in flight.
+mgrt_status notInFlight(const mgrt_session* s, const char* call) {
+  if (!s->inFlight) return MGRT_OK;
+  return fail(MGRT_INVALID_ARGUMENT, "%s: a run is in flight (mgrt_session_submit); call mgrt_session_wait first",
+              call);
+}
+
 }  // namespace
 
 mgrt_status mgrt_session_set_input(mgrt_session* s, const char* name, const void* data,
@@ -45,6 +52,7 @@ mgrt_status mgrt_session_set_input(mgrt_session* s, const char* name, const void
   MGRT_API_GUARD({
     if (!s || !name || (!data && bytes))
       return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_set_input: null argument");
+    MGRT_TRY(notInFlight(s, "mgrt_session_set_input"));
     const TensorPlan* io = find(s->plan.inputs, name, "input");
     if (!io) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*io, bytes, "input"));
@@ -52,26 +60,56 @@ mgrt_status mgrt_session_set_input(mgrt_session* s, const char* name, const void
   })
 }
 
+namespace {
+
+mgrt_status submit(mgrt_session* s, const char* call) {
+  if (!s) return fail(MGRT_INVALID_ARGUMENT, "%s: session is null", call);
+  MGRT_TRY(notInFlight(s, call));
+  Backend* be = s->model->backend;
+  s->lastGpuMs = -1.0;
+  s->profileNs.clear();
+  const int before = be->validationMessages();
+  MGRT_TRY(be->submit(s->recording, call));
+  s->inFlight = true;
+  return be->checkValidation(before, call);
+}
+
+mgrt_status wait(mgrt_session* s, const char* call) {
+  if (!s) return fail(MGRT_INVALID_ARGUMENT, "%s: session is null", call);
+  if (!s->inFlight) return fail(MGRT_INVALID_ARGUMENT, "%s: nothing submitted (mgrt_session_submit)", call);
+  Backend* be = s->model->backend;
+  const int before = be->validationMessages();
+  const mgrt_status waited = be->wait(s->recording, call);
+  s->inFlight = false;  // done, or failed for good (device loss, timeout)
+  MGRT_TRY(waited);
+  s->lastGpuMs = be->gpuMilliseconds(s->recording);
+  s->hasRun = true;
+  if (s->profiling) MGRT_TRY(be->dispatchTimes(s->recording, &s->profileNs));
+  return be->checkValidation(before, call);
+}
+
+}  // namespace
+
 mgrt_status mgrt_session_run(mgrt_session* s) {
   MGRT_API_GUARD({
-    if (!s) return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_run: session is null");
-    Backend* be = s->model->backend;
-    const int before = be->validationMessages();
-    s->lastGpuMs = -1.0;
-    s->profileNs.clear();
-    MGRT_TRY(be->submit(s->recording, "mgrt_session_run"));
-    MGRT_TRY(be->wait(s->recording, "mgrt_session_run"));
-    s->lastGpuMs = be->gpuMilliseconds(s->recording);
-    s->hasRun = true;
-    if (s->profiling) MGRT_TRY(be->dispatchTimes(s->recording, &s->profileNs));
-    return be->checkValidation(before, "mgrt_session_run");
+    MGRT_TRY(submit(s, "mgrt_session_run"));
+    return wait(s, "mgrt_session_run");
   })
+}
+
+mgrt_status mgrt_session_submit(mgrt_session* s) {
+  MGRT_API_GUARD({ return submit(s, "mgrt_session_submit"); })
+}
+
+mgrt_status mgrt_session_wait(mgrt_session* s) {
+  MGRT_API_GUARD({ return wait(s, "mgrt_session_wait"); })
 }
 
 mgrt_status mgrt_session_get_output(mgrt_session* s, const char* name, void* data, size_t bytes) {
   MGRT_API_GUARD({
     if (!s || !name || (!data && bytes))
       return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_get_output: null argument");
+    MGRT_TRY(notInFlight(s, "mgrt_session_get_output"));
     const TensorPlan* io = find(s->plan.outputs, name, "output");
     if (!io) return MGRT_INVALID_ARGUMENT;
     MGRT_TRY(checkSize(*io, bytes, "output"));

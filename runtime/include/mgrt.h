@@ -172,6 +172,17 @@ mgrt_status mgrt_session_output_info(const mgrt_session* s, int i, mgrt_tensor_i
 /* bytes must equal the tensor's size in its external dtype. */
 mgrt_status mgrt_session_set_input(mgrt_session* s, const char* name, const void* data, size_t bytes);
 mgrt_status mgrt_session_run(mgrt_session* s);
+/* Asynchronous runs: mgrt_session_submit starts the recorded work and
+ * returns at once; mgrt_session_wait blocks until it has finished (then
+ * outputs are readable and last_gpu_ms is set). mgrt_session_run is the
+ * two together. While a run is in flight, the session refuses set_input,
+ * get_output and another submit (MGRT_INVALID_ARGUMENT: its staging memory
+ * is the GPU's), the model's state calls must wait too (see State), and
+ * mgrt_session_destroy waits for it. Several sessions may be in flight at
+ * once; on an app's device (mgrt_vulkan.h) mgrt_session_vulkan_fence gives
+ * the fence of the last submission, to wait on with the app's own work. */
+mgrt_status mgrt_session_submit(mgrt_session* s);
+mgrt_status mgrt_session_wait(mgrt_session* s);
 mgrt_status mgrt_session_get_output(mgrt_session* s, const char* name, void* data, size_t bytes);
 /* GPU time of the last run in milliseconds (timestamp queries), or < 0 if unknown. */
 double mgrt_session_last_gpu_ms(const mgrt_session* s);

@@ -46,6 +46,14 @@ typedef struct mgrt_vulkan_device {
  * device does not have (the message lists them). */
 mgrt_status mgrt_context_create_vulkan(const mgrt_vulkan_device* device, mgrt_context** out);
 
+/* The fence the session's last submission (mgrt_session_submit or _run)
+ * signals, for vkWaitForFences / vkGetFenceStatus next to the app's own
+ * work; VK_NULL_HANDLE for a null session. Owned by the session: do not
+ * reset or destroy it. Valid until the session is destroyed or profiling
+ * is switched (which records the work anew); still call mgrt_session_wait
+ * before reading outputs. */
+VkFence mgrt_session_vulkan_fence(const mgrt_session* session);
+
 #ifdef __cplusplus
 }
 #endif

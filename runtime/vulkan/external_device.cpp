@@ -9,6 +9,7 @@
 #include "runtime/core/status.h"
 #include "runtime/include/mgrt_vulkan.h"
 #include "runtime/vulkan/device.h"
+#include "runtime/vulkan/recorder.h"
 
 namespace mgrt {
 
@@ -66,4 +67,9 @@ mgrt_status mgrt_context_create_vulkan(const mgrt_vulkan_device* dev, mgrt_conte
     *out = ctx.release();
     return MGRT_OK;
   })
+}
+
+VkFence mgrt_session_vulkan_fence(const mgrt_session* s) {
+  if (!s || !s->recording) return VK_NULL_HANDLE;
+  return static_cast<const mgrt::vk::Recording*>(s->recording)->fence;
 }

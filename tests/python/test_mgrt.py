@@ -45,8 +45,9 @@ class Inference(unittest.TestCase):
         self.assertEqual(got.shape, want.shape)
         self.assertLess(np.abs(got - want).max() / np.abs(want).max(), 1e-4)
         # float64 input is converted to the bundle's float32, like numpy.asarray
+        # (split-K convolutions add with atomics: runs agree to rounding, not bits)
         got64 = next(iter(s.run(x=x.astype(np.float64)).values()))
-        np.testing.assert_array_equal(got64, got)
+        np.testing.assert_allclose(got64, got, rtol=0, atol=1e-6 * np.abs(want).max())
         self.assertGreater(s.last_gpu_ms, 0)
         self.assertEqual(self.model.context.validation_messages, 0)
 
@@ -88,9 +89,10 @@ class Training(unittest.TestCase):
         losses = [float(train.run(x=x, labels=labels)["loss"]) for _ in range(15)]
         self.assertLess(losses[-1], first)  # one batch, 16 AdamW steps: it fits
         self.assertFalse(np.array_equal(model.read_state(weight.name), before))
-        # Back to the checkpoint: the next step repeats the second step exactly.
+        # Back to the checkpoint: the next step repeats the second step (to
+        # rounding: the split-K classifier product adds with atomics).
         model.load_state(ck)
-        self.assertEqual(float(train.run(x=x, labels=labels)["loss"]), losses[0])
+        self.assertAlmostEqual(float(train.run(x=x, labels=labels)["loss"]), losses[0], delta=1e-5 * abs(losses[0]))
         # write_state / read_state round trip, checked shape
         model.write_state(weight.name, before)
         np.testing.assert_array_equal(model.read_state(weight.name), before)

@@ -175,3 +175,50 @@ TEST_CASE("mgrt_context_create_vulkan refuses what it cannot use, naming it", "[
   CHECK_THAT(mgrt_last_error(), Catch::Contains("does not have"));
   CHECK(ctx == nullptr);
 }
+
+TEST_CASE("asynchronous runs: submit, the app waits on the fence, then mgrt_session_wait", "[runtime][app-vulkan]") {
+  AppVulkan app;
+  gMessages = 0;
+  const mgrt_vulkan_device dev = app.handles();
+  mgrt_context* ctx = nullptr;
+  REQUIRE(mgrt_context_create_vulkan(&dev, &ctx) == MGRT_OK);
+  const uint32_t n = 1000;
+  const std::vector<uint8_t> bytes = mgb::writeBundle(addSpec(n));
+  mgrt_model* m = nullptr;
+  REQUIRE(mgrt_model_load(ctx, bytes.data(), bytes.size(), &m) == MGRT_OK);
+  mgrt_session *s1 = nullptr, *s2 = nullptr, *s3 = nullptr;
+  REQUIRE(mgrt_session_create(m, "infer", &s1) == MGRT_OK);
+  REQUIRE(mgrt_session_create(m, "infer", &s2) == MGRT_OK);
+  REQUIRE(mgrt_session_create(m, "infer", &s3) == MGRT_OK);
+  std::vector<float> a1(n, 1.0f), a2(n, -2.0f), y(n);
+  REQUIRE(mgrt_session_set_input(s1, "a", a1.data(), n * 4) == MGRT_OK);
+  REQUIRE(mgrt_session_set_input(s2, "a", a2.data(), n * 4) == MGRT_OK);
+  REQUIRE(mgrt_session_set_input(s3, "a", a2.data(), n * 4) == MGRT_OK);
+  CHECK(mgrt_session_wait(s1) == MGRT_INVALID_ARGUMENT);  // nothing submitted
+  REQUIRE(mgrt_session_submit(s1) == MGRT_OK);
+  REQUIRE(mgrt_session_submit(s2) == MGRT_OK);  // two in flight at once
+  REQUIRE(mgrt_session_submit(s3) == MGRT_OK);
+  // In flight: its memory is the GPU's.
+  CHECK(mgrt_session_set_input(s1, "a", a2.data(), n * 4) == MGRT_INVALID_ARGUMENT);
+  CHECK_THAT(mgrt_last_error(), Catch::Contains("in flight"));
+  CHECK(mgrt_session_get_output(s1, "y2", y.data(), n * 4) == MGRT_INVALID_ARGUMENT);
+  CHECK(mgrt_session_submit(s1) == MGRT_INVALID_ARGUMENT);
+  // The app waits on the fences with its own Vulkan calls.
+  VkFence fences[2] = {mgrt_session_vulkan_fence(s1), mgrt_session_vulkan_fence(s2)};
+  REQUIRE(fences[0] != VK_NULL_HANDLE);
+  CHECK(vkWaitForFences(app.device, 2, fences, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
+  for (auto [s, a] : {std::pair{s1, &a1}, std::pair{s2, &a2}}) {
+    REQUIRE(mgrt_session_wait(s) == MGRT_OK);
+    REQUIRE(mgrt_session_get_output(s, "y2", y.data(), n * 4) == MGRT_OK);
+    for (uint32_t i = 0; i < n; ++i) {
+      const float b = 0.25f * float(i);
+      REQUIRE(y[i] == ((*a)[i] + b + 0.5f) + b + 1.0f);
+    }
+  }
+  mgrt_session_destroy(s3);  // still in flight: destroy waits for it
+  mgrt_session_destroy(s2);
+  mgrt_session_destroy(s1);
+  mgrt_model_destroy(m);
+  mgrt_context_destroy(ctx);
+  CHECK(gMessages == 0);
+}
