@@ -2,6 +2,7 @@
 // (backend.h); sizes and offsets come from the host-side plans (plan.h).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,13 @@ struct mgrt_session {
   double lastGpuMs = -1.0;
   bool hasRun = false;
   bool inFlight = false;             // submitted (mgrt_session_submit), not yet waited for
+  // Inputs / outputs read from or written to an app's device buffer
+  // (mgrt_session_bind_vulkan_buffer) instead of the staging buffer, by name.
+  struct BoundBuffer {
+    mgrt::Buffer* buffer = nullptr;  // the backend's wrapper; destroyBuffer leaves the app's object alone
+    uint64_t offset = 0;
+  };
+  std::map<std::string, BoundBuffer> bound;
   bool profiling = false;            // recorded with a timestamp after each dispatch
   std::vector<uint64_t> profileNs;   // of the last run: dispatches + 1 times (Backend::dispatchTimes)
 };

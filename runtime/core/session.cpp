@@ -14,6 +14,7 @@ namespace {
 void releaseSession(mgrt_session* s) {
   Backend* be = s->model->backend;
   be->destroyRecording(s->recording);
+  for (auto& [name, b] : s->bound) be->destroyBuffer(b.buffer);
   for (Buffer* b : s->arenas) be->destroyBuffer(b);
   be->destroyBuffer(s->staging);
   delete s;
@@ -23,10 +24,20 @@ void releaseSession(mgrt_session* s) {
 WorkList makeWork(const mgrt_session* s) {
   const mgrt_model* m = s->model;
   WorkList w;
-  for (const TensorPlan& io : s->plan.inputs)
-    w.inputCopies.push_back({{s->staging, io.stagingOffset, io.size}, arenaBuffer(s, io.arena), io.offset});
-  for (const TensorPlan& io : s->plan.outputs)
-    w.outputCopies.push_back({{arenaBuffer(s, io.arena), io.offset, io.size}, s->staging, io.stagingOffset});
+  auto boundTo = [&](const TensorPlan& io) -> const mgrt_session::BoundBuffer* {
+    auto it = s->bound.find(io.name);
+    return it == s->bound.end() ? nullptr : &it->second;
+  };
+  for (const TensorPlan& io : s->plan.inputs) {
+    const mgrt_session::BoundBuffer* b = boundTo(io);
+    w.inputCopies.push_back({b ? BufferSlice{b->buffer, b->offset, io.size} : BufferSlice{s->staging, io.stagingOffset, io.size},
+                             arenaBuffer(s, io.arena), io.offset});
+  }
+  for (const TensorPlan& io : s->plan.outputs) {
+    const mgrt_session::BoundBuffer* b = boundTo(io);
+    w.outputCopies.push_back({{arenaBuffer(s, io.arena), io.offset, io.size}, b ? b->buffer : s->staging,
+                              b ? b->offset : io.stagingOffset});
+  }
   for (const DispatchPlan& d : s->plan.dispatches) {
     RecordedDispatch r;
     r.pipeline = m->pipelines[d.kernel];

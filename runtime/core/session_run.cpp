@@ -55,6 +55,8 @@ mgrt_status mgrt_session_set_input(mgrt_session* s, const char* name, const void
     MGRT_TRY(notInFlight(s, "mgrt_session_set_input"));
     const TensorPlan* io = find(s->plan.inputs, name, "input");
     if (!io) return MGRT_INVALID_ARGUMENT;
+    if (s->bound.count(io->name))
+      return fail(MGRT_INVALID_ARGUMENT, "input '%s' is bound to a device buffer (mgrt_session_bind_vulkan_buffer)", name);
     MGRT_TRY(checkSize(*io, bytes, "input"));
     return toDevice(io->dtype, io->deviceDtype, data, io->numel, stagingData(s, *io), io->name.c_str());
   })
@@ -112,6 +114,8 @@ mgrt_status mgrt_session_get_output(mgrt_session* s, const char* name, void* dat
     MGRT_TRY(notInFlight(s, "mgrt_session_get_output"));
     const TensorPlan* io = find(s->plan.outputs, name, "output");
     if (!io) return MGRT_INVALID_ARGUMENT;
+    if (s->bound.count(io->name))
+      return fail(MGRT_INVALID_ARGUMENT, "output '%s' is bound to a device buffer (mgrt_session_bind_vulkan_buffer)", name);
     MGRT_TRY(checkSize(*io, bytes, "output"));
     if (!s->hasRun)
       return fail(MGRT_INVALID_ARGUMENT, "output '%s' read before the first mgrt_session_run",

@@ -54,6 +54,23 @@ mgrt_status mgrt_context_create_vulkan(const mgrt_vulkan_device* device, mgrt_co
  * before reading outputs. */
 VkFence mgrt_session_vulkan_fence(const mgrt_session* session);
 
+/* Device-resident I/O: the input or output `name` is read from / written to
+ * [offset, offset + size) of the app's `buffer` on the GPU, with no host
+ * copy (a camera frame in, a render target out). The buffer needs
+ * VK_BUFFER_USAGE_TRANSFER_SRC_BIT (input) or _DST_BIT (output) and memory
+ * bound; `size` must equal the tensor's bytes on the device, and the
+ * tensor's dtype must be stored as is on the device (f32, f16 with 16-bit
+ * storage, i32, ...: MGRT_UNSUPPORTED otherwise, e.g. i64, which the device
+ * holds as i32). Each run then copies from / to the buffer: work the app
+ * submitted earlier on the same queue is finished before, and work it
+ * submits later sees the result (other queues: the app's semaphores or
+ * mgrt_session_vulkan_fence). set_input / get_output of a bound tensor are
+ * refused. VK_NULL_HANDLE unbinds (back to host memory). The session
+ * re-records its work; not while a run is in flight. The app keeps the
+ * buffer alive while it is bound. */
+mgrt_status mgrt_session_bind_vulkan_buffer(mgrt_session* session, const char* name, VkBuffer buffer,
+                                            VkDeviceSize offset, VkDeviceSize size);
+
 #ifdef __cplusplus
 }
 #endif

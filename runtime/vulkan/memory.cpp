@@ -96,6 +96,10 @@ mgrt_status createBuffer(Device* d, VkDeviceSize size, VkBufferUsageFlags usage,
 }
 
 void destroyBuffer(Device* d, Buffer* b) {
+  if (b->external) {
+    *b = Buffer();
+    return;
+  }
   if (b->buffer) d->fn.vkDestroyBuffer(d->device, b->buffer, nullptr);
   if (b->memory) d->fn.vkFreeMemory(d->device, b->memory, nullptr);  // also unmaps
   *b = Buffer();

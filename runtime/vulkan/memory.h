@@ -15,6 +15,7 @@ struct Buffer : mgrt::Buffer {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   void* mapped = nullptr;  // host-visible buffers stay mapped
   VkDeviceSize size = 0;
+  bool external = false;   // an app's buffer (mgrt_session_bind_vulkan_buffer): never destroyed here
 };
 
 inline Buffer* cast(mgrt::Buffer* b) { return static_cast<Buffer*>(b); }

@@ -83,9 +83,10 @@ void recordCommands(Device* d, const WorkList& plan, const std::vector<VkDescrip
                     Recording* out) {
   VkCommandBuffer cmd = out->cmd;
   if (out->timestamps) d->fn.vkCmdResetQueryPool(cmd, out->timestamps, 0, out->queryCount);
-  // Everything the previous run did is finished before this run touches memory.
-  barrier(d, cmd, kXferCompute, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-          kXferCompute, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | kShaderRW);
+  // Everything submitted before this run (the previous run, or an app's
+  // work writing a bound input buffer) is finished before it touches memory.
+  barrier(d, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, kXferCompute,
+          VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | kShaderRW);
   for (const BufferCopy& c : plan.inputCopies) copy(d, cmd, c);
   barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -118,8 +119,11 @@ void recordCommands(Device* d, const WorkList& plan, const std::vector<VkDescrip
   barrier(d, cmd, kXferCompute, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   for (const BufferCopy& c : plan.outputCopies) copy(d, cmd, c);
+  // Outputs for the host, and for work submitted after this run (an app
+  // reading a bound output buffer).
   barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-          VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+          VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+          VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT);
 }
 
 }  // namespace

@@ -222,3 +222,90 @@ TEST_CASE("asynchronous runs: submit, the app waits on the fence, then mgrt_sess
   mgrt_context_destroy(ctx);
   CHECK(gMessages == 0);
 }
+
+namespace {
+
+// A host-visible buffer of the app, mapped (so the test can fill and read it).
+struct AppBuffer {
+  const AppVulkan& app;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* mapped = nullptr;
+  AppBuffer(const AppVulkan& a, VkDeviceSize size) : app(a) {
+    VkBufferCreateInfo bi{};
+    bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    bi.size = size;
+    bi.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    REQUIRE(vkCreateBuffer(app.device, &bi, nullptr, &buffer) == VK_SUCCESS);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(app.device, buffer, &req);
+    VkPhysicalDeviceMemoryProperties props;
+    vkGetPhysicalDeviceMemoryProperties(app.physical, &props);
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    uint32_t type = UINT32_MAX;
+    for (uint32_t i = 0; i < props.memoryTypeCount && type == UINT32_MAX; ++i)
+      if ((req.memoryTypeBits & (1u << i)) && (props.memoryTypes[i].propertyFlags & want) == want) type = i;
+    REQUIRE(type != UINT32_MAX);
+    VkMemoryAllocateInfo ai{};
+    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = type;
+    REQUIRE(vkAllocateMemory(app.device, &ai, nullptr, &memory) == VK_SUCCESS);
+    REQUIRE(vkBindBufferMemory(app.device, buffer, memory, 0) == VK_SUCCESS);
+    REQUIRE(vkMapMemory(app.device, memory, 0, VK_WHOLE_SIZE, 0, &mapped) == VK_SUCCESS);
+  }
+  ~AppBuffer() {
+    vkDestroyBuffer(app.device, buffer, nullptr);
+    vkFreeMemory(app.device, memory, nullptr);  // also unmaps
+  }
+  float* floats(size_t byteOffset) { return reinterpret_cast<float*>(static_cast<uint8_t*>(mapped) + byteOffset); }
+};
+
+}  // namespace
+
+TEST_CASE("device-resident I/O: an input read from and an output written to the app's buffers",
+          "[runtime][app-vulkan]") {
+  AppVulkan app;
+  gMessages = 0;
+  {
+    const mgrt_vulkan_device dev = app.handles();
+    mgrt_context* ctx = nullptr;
+    REQUIRE(mgrt_context_create_vulkan(&dev, &ctx) == MGRT_OK);
+    const uint32_t n = 1000;
+    const std::vector<uint8_t> bytes = mgb::writeBundle(addSpec(n));
+    mgrt_model* m = nullptr;
+    REQUIRE(mgrt_model_load(ctx, bytes.data(), bytes.size(), &m) == MGRT_OK);
+    mgrt_session* s = nullptr;
+    REQUIRE(mgrt_session_create(m, "infer", &s) == MGRT_OK);
+    AppBuffer in(app, n * 4), out(app, 256 + n * 4);
+    for (uint32_t i = 0; i < n; ++i) in.floats(0)[i] = float(i % 5) - 2.0f;
+    CHECK(mgrt_session_bind_vulkan_buffer(s, "a", in.buffer, 0, n * 4 - 4) == MGRT_INVALID_ARGUMENT);  // size
+    CHECK(mgrt_session_bind_vulkan_buffer(s, "nope", in.buffer, 0, n * 4) == MGRT_INVALID_ARGUMENT);
+    REQUIRE(mgrt_session_bind_vulkan_buffer(s, "a", in.buffer, 0, n * 4) == MGRT_OK);
+    REQUIRE(mgrt_session_bind_vulkan_buffer(s, "y2", out.buffer, 256, n * 4) == MGRT_OK);
+    std::vector<float> host(n);
+    CHECK(mgrt_session_set_input(s, "a", host.data(), n * 4) == MGRT_INVALID_ARGUMENT);
+    CHECK_THAT(mgrt_last_error(), Catch::Contains("bound to a device buffer"));
+    for (int round = 0; round < 2; ++round) {  // the app changes its buffer between runs
+      for (uint32_t i = 0; i < n; ++i) in.floats(0)[i] = float((i + round) % 5) - 2.0f;
+      REQUIRE(mgrt_session_run(s) == MGRT_OK);
+      for (uint32_t i = 0; i < n; ++i) {
+        const float b = 0.25f * float(i), a = in.floats(0)[i];
+        REQUIRE(out.floats(256)[i] == (a + b + 0.5f) + b + 1.0f);
+      }
+      CHECK(mgrt_session_get_output(s, "y2", host.data(), n * 4) == MGRT_INVALID_ARGUMENT);
+      REQUIRE(mgrt_session_get_output(s, "y1", host.data(), n * 4) == MGRT_OK);  // unbound: host as before
+      CHECK(host[3] == in.floats(0)[3] + 0.75f + 0.5f);
+    }
+    // Unbound again: host memory as before.
+    REQUIRE(mgrt_session_bind_vulkan_buffer(s, "a", VK_NULL_HANDLE, 0, 0) == MGRT_OK);
+    for (uint32_t i = 0; i < n; ++i) host[i] = 1.0f;
+    REQUIRE(mgrt_session_set_input(s, "a", host.data(), n * 4) == MGRT_OK);
+    REQUIRE(mgrt_session_run(s) == MGRT_OK);
+    CHECK(out.floats(256)[2] == (1.0f + 0.5f + 0.5f) + 0.5f + 1.0f);
+    mgrt_session_destroy(s);
+    mgrt_model_destroy(m);
+    mgrt_context_destroy(ctx);
+  }
+  CHECK(gMessages == 0);
+}
