@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
+#include "compiler/cli/bundle_file.h"
 #include "compiler/cli/commands.h"
 #include "compiler/cli/generator.h"
 #include "compiler/cli/sampler.h"
@@ -127,6 +130,24 @@ int benchDecodeMain(int argc, char** argv) {
   }
   Generator gen;
   if (RunnerError e = gen.open(path, device, false); e.exitCode) return report("bench-decode", e);
+  // Bytes a decode step reads: every weight, and the whole KV cache
+  // (attention reads all of it; the mask hides the future).
+  uint64_t weightBytes = 0, cacheBytes = 0;
+  {
+    std::ifstream f(path, std::ios::binary);
+    std::vector<uint8_t> file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::string err;
+    const mgb::Bundle* b = openBundle(file, path, &err);
+    if (!b) return report("bench-decode", {kExitBadInput, err});
+    if (b->arenas())
+      for (const mgb::Arena* a : *b->arenas())
+        if (a->kind() == mgb::ArenaKind::Weights) weightBytes += a->size();
+    if (b->tensors() && b->state())
+      for (uint32_t t : *b->state())
+        if (t < b->tensors()->size() && b->tensors()->Get(t)->name() &&
+            b->tensors()->Get(t)->name()->str().rfind("kv.", 0) == 0)
+          cacheBytes += b->tensors()->Get(t)->size();
+  }
   tokens = std::min(tokens, gen.maxSeq() - 1);
   if (tokens < 1) return report("bench-decode", {kExitUsage, path + ": --max-seq 1 leaves no position to decode"});
   std::vector<float> logits;
@@ -149,6 +170,9 @@ int benchDecodeMain(int argc, char** argv) {
   std::printf("%s on %s: %lld decode steps (positions 1..%lld of %lld)\n", path.c_str(), gen.deviceName().c_str(),
               (long long)tokens, (long long)tokens, (long long)gen.maxSeq());
   std::printf("decode: %.3f ms/token wall (median), %.3f ms GPU, %.1f tokens/s\n", w, g, 1000.0 / w);
+  const double bytes = double(weightBytes + cacheBytes);
+  std::printf("bytes/token: %.1f MB (weights %.1f MB + KV cache %.1f MB), %.1f GB/s at the GPU time\n", bytes / 1e6,
+              double(weightBytes) / 1e6, double(cacheBytes) / 1e6, g > 0 ? bytes / (g * 1e-3) / 1e9 : 0.0);
   return kExitOk;
 }
 

@@ -32,7 +32,7 @@ b=$("$MGC" generate "$TMP/llama.mgb" --prompt-ids 5,6,7 --max-tokens 8 --tempera
 if [[ -n $a && $a == "$b" ]]; then echo "ok   seeded sampling repeats ($a)"; else echo "FAIL seeded sampling: '$a' vs '$b'"; fail=1; fi
 
 out=$("$MGC" bench-decode "$TMP/llama.mgb" --tokens 8) || { echo "FAIL bench-decode"; fail=1; }
-if [[ $out == *"ms/token"* ]]; then echo "ok   bench-decode (${out##*decode: })"; else echo "FAIL bench-decode: $out"; fail=1; fi
+if [[ $out == *"ms/token"* && $out == *"bytes/token"* ]]; then echo "ok   bench-decode (${out##*decode: })"; else echo "FAIL bench-decode: $out"; fail=1; fi
 
 expect_error past_max_seq 2 "this bundle holds 48" -- generate "$TMP/llama.mgb" --prompt-ids 1,2,3 --max-tokens 47
 expect_error token_outside_vocab 2 "outside the vocabulary" -- generate "$TMP/llama.mgb" --prompt-ids 1,999 --max-tokens 2
