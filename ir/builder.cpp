@@ -124,23 +124,26 @@ ValueId GraphBuilder::attention(const std::string& nodeName, ValueId q, ValueId 
   return emit(Op::MatMul, {p, v}, {}, nodeName);
 }
 
-ValueId GraphBuilder::rotaryHalf(const std::string& nodeName, ValueId x, ValueId cos, ValueId sin) {
-  const TensorType& t = g.type(x);
-  const int64_t last = int64_t(t.rank()) - 1;
-  if (last < 0 || t.shape.back() % 2 != 0)
+namespace {
+
+// The last dimension of a rotary embedding's input, which must be even.
+int64_t rotaryWidth(const std::string& nodeName, const TensorType& t) {
+  if (t.rank() == 0 || t.shape.back() % 2 != 0)
     throw Error(nodeName + ": rotary embedding needs an even last dimension, got " + t.str());
-  const int64_t d = t.shape.back();
+  return t.shape.back();
+}
+
+}  // namespace
+
+ValueId GraphBuilder::rotaryHalf(const std::string& nodeName, ValueId x, ValueId cos, ValueId sin) {
+  const int64_t d = rotaryWidth(nodeName, g.type(x));
   HostTensor sign(TensorType{g.type(sin).dtype, {d}});
   for (int64_t i = 0; i < d; ++i) sign.setF(i, i < d / 2 ? -1.0 : 1.0);
   return rotaryHalfSigned(nodeName, x, cos, emit(Op::Mul, {sin, constant(nodeName, std::move(sign))}, {}, nodeName));
 }
 
 ValueId GraphBuilder::rotaryHalfSigned(const std::string& nodeName, ValueId x, ValueId cos, ValueId signedSin) {
-  const TensorType& t = g.type(x);
-  const int64_t last = int64_t(t.rank()) - 1;
-  if (last < 0 || t.shape.back() % 2 != 0)
-    throw Error(nodeName + ": rotary embedding needs an even last dimension, got " + t.str());
-  const int64_t d = t.shape.back();
+  const int64_t d = rotaryWidth(nodeName, g.type(x)), last = int64_t(g.type(x).rank()) - 1;
   // The halves swapped by one gather (no slices, no concat): element i
   // reads i + d/2, wrapping.
   HostTensor swap(TensorType{DType::I64, {d}});

@@ -169,14 +169,28 @@ HostTensor evalBatchNorm(const Node& n, const Inputs& in, const TensorType& outT
   return out;
 }
 
-HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT) {
-  const HostTensor& x = *in[0];
-  int rank = x.type.rank();
+namespace {
+
+// LayerNorm / RMSNorm normalize rows: the trailing axes [axis, rank) are
+// one row of `inner` elements, `outer` rows.
+struct NormRows {
+  int64_t inner = 1, outer = 0;
+};
+NormRows normRows(const Node& n, const HostTensor& x) {
+  const int rank = x.type.rank();
   int64_t axis = n.i("axis", -1);
   if (axis < 0) axis += rank;
-  int64_t inner = 1;
-  for (int64_t d = axis; d < rank; ++d) inner *= x.type.shape[size_t(d)];
-  int64_t outer = inner ? x.numel() / inner : 0;
+  NormRows r;
+  for (int64_t d = axis; d < rank; ++d) r.inner *= x.type.shape[size_t(d)];
+  r.outer = r.inner ? x.numel() / r.inner : 0;
+  return r;
+}
+
+}  // namespace
+
+HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT) {
+  const HostTensor& x = *in[0];
+  const auto [inner, outer] = normRows(n, x);
   bool hasBias = in.size() > 2 && n.inputs[2] != kNoValue;
   std::vector<double> X = toDoubles(x), scale = toDoubles(*in[1]), Y(X.size());
   std::vector<double> bias = hasBias ? toDoubles(*in[2]) : std::vector<double>(size_t(inner), 0.0);
@@ -199,12 +213,7 @@ HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT
 
 HostTensor evalRMSNorm(const Node& n, const Inputs& in, const TensorType& outT) {
   const HostTensor& x = *in[0];
-  int rank = x.type.rank();
-  int64_t axis = n.i("axis", -1);
-  if (axis < 0) axis += rank;
-  int64_t inner = 1;
-  for (int64_t d = axis; d < rank; ++d) inner *= x.type.shape[size_t(d)];
-  int64_t outer = inner ? x.numel() / inner : 0;
+  const auto [inner, outer] = normRows(n, x);
   std::vector<double> X = toDoubles(x), scale = toDoubles(*in[1]), Y(X.size());
   const double eps = n.f("epsilon", 1e-5);
   const bool outside = n.i("epsilon_outside", 0) != 0;

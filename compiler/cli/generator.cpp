@@ -29,12 +29,7 @@ Generator::~Generator() {
   if (ctx_) mgrt_context_destroy(ctx_);
 }
 
-RunnerError Generator::fail(mgrt_status s, const std::string& what) const {
-  int code = kExitDevice;
-  if (s == MGRT_INVALID_BUNDLE || s == MGRT_INVALID_ARGUMENT) code = kExitBadInput;
-  if (s == MGRT_IO_ERROR) code = kExitIo;
-  return {code, what + ": " + mgrt_last_error()};
-}
+RunnerError Generator::fail(mgrt_status s, const std::string& what) const { return runtimeError(s, what); }
 
 std::string Generator::deviceName() const { return ctx_ ? mgrt_context_device_name(ctx_) : ""; }
 

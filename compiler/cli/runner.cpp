@@ -21,12 +21,14 @@ Runner::~Runner() {
   if (ctx_) mgrt_context_destroy(ctx_);
 }
 
-RunnerError Runner::fail(mgrt_status s, const std::string& what) const {
+RunnerError runtimeError(mgrt_status s, const std::string& what) {
   int code = kExitDevice;
   if (s == MGRT_INVALID_BUNDLE || s == MGRT_INVALID_ARGUMENT) code = kExitBadInput;
   if (s == MGRT_IO_ERROR) code = kExitIo;
   return {code, what + ": " + mgrt_last_error()};
 }
+
+RunnerError Runner::fail(mgrt_status s, const std::string& what) const { return runtimeError(s, what); }
 
 RunnerError Runner::open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation,
                          const std::string& pipelineCacheDir, const std::string& entry) {

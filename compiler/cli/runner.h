@@ -16,6 +16,10 @@ struct RunnerError {
   std::string message;
 };
 
+// A failed libmgrt call as a RunnerError: the exit code its status means
+// (docs/cli.md) and "<what>: <mgrt_last_error()>".
+RunnerError runtimeError(mgrt_status s, const std::string& what);
+
 class Runner {
  public:
   Runner() = default;

@@ -125,13 +125,26 @@ Grads softmaxGrad(Emitter& e, const Node& n, ValueId dy) {
   return {e.sub(dy, e.mul(e.op(Op::Exp, {y}), e.reduceSum(dy, {axis}, true)))};
 }
 
-Grads layerNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
-  ValueId x = n.inputs[0];
-  const Shape xs = e.shape(x);
+namespace {
+
+// The axes of a LayerNorm / RMSNorm node: normalized [axis, rank), outer
+// [0, axis), and the normalized shape (its scale's, up to leading 1s).
+struct NormAxes {
+  std::vector<int64_t> norm, outer;
+  Shape normShape;
+};
+NormAxes normAxesOf(Emitter& e, const Node& n) {
+  const Shape xs = e.shape(n.inputs[0]);
   int64_t rank = int64_t(xs.size()), axis = n.i("axis", -1);
   if (axis < 0) axis += rank;
-  std::vector<int64_t> normAxes = range(axis, rank), outerAxes = range(0, axis);
-  Shape normShape(xs.begin() + axis, xs.end());
+  return {range(axis, rank), range(0, axis), Shape(xs.begin() + axis, xs.end())};
+}
+
+}  // namespace
+
+Grads layerNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
+  ValueId x = n.inputs[0];
+  const auto [normAxes, outerAxes, normShape] = normAxesOf(e, n);
   // recompute the normalized input: xhat = (x - mean) * rstd
   ValueId xc = e.sub(x, e.reduceMean(x, normAxes, true));
   ValueId var = e.reduceMean(e.mul(xc, xc), normAxes, true);
@@ -154,11 +167,7 @@ Grads layerNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<boo
 //   dscale = sum over the outer axes of dy x / r
 Grads rmsNormGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& need) {
   ValueId x = n.inputs[0];
-  const Shape xs = e.shape(x);
-  int64_t rank = int64_t(xs.size()), axis = n.i("axis", -1);
-  if (axis < 0) axis += rank;
-  std::vector<int64_t> normAxes = range(axis, rank), outerAxes = range(0, axis);
-  Shape normShape(xs.begin() + axis, xs.end());
+  const auto [normAxes, outerAxes, normShape] = normAxesOf(e, n);
   const double eps = n.f("epsilon", 1e-5);
   const bool outside = n.i("epsilon_outside", 0) != 0;
   ValueId s = e.reduceMean(e.mul(x, x), normAxes, true);
