@@ -195,7 +195,14 @@ TEST_CASE("loading models and creating sessions over and over does not grow memo
   // A leaked buffer, pool or pipeline per cycle grows every window by
   // megabytes. Exact leak checking is LeakSanitizer's (tools/ci_sanitize.sh).
   CHECK(flattest < 256);
+#if defined(__SANITIZE_ADDRESS__)
+  // Under ASan freed memory waits in the allocator's quarantine (up to 256
+  // MiB) before reuse, so RSS climbs over the first windows without any
+  // leak (seen: +34.9 MiB, then +3.3, -2.2, -6.3). The flat window above
+  // still catches a per-cycle leak, and LeakSanitizer checks exactly.
+#else
   CHECK(rss.back() - rss.front() < 16 * 1024);
+#endif
 }
 
 TEST_CASE("4 threads load models and create sessions concurrently on one context", "[runtime][load]") {
