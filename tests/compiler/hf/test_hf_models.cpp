@@ -43,6 +43,18 @@ mgb::npy::Array loadNpy(const std::string& path) {
     REQUIRE(status_ == MGRT_OK);                                                     \
   } while (0)
 
+// max|got - want| / max|want| (inf on a non-finite got); *maxWantOut gets max|want|.
+double normalizedError(const float* got, const float* want, size_t n, double* maxWantOut = nullptr) {
+  double maxDiff = 0, maxWant = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double d = std::isfinite(got[i]) ? std::fabs(double(got[i]) - double(want[i])) : INFINITY;
+    maxDiff = std::max(maxDiff, d);
+    maxWant = std::max(maxWant, std::fabs(double(want[i])));
+  }
+  if (maxWantOut) *maxWantOut = maxWant;
+  return maxDiff / std::max(maxWant, 1e-6);
+}
+
 void runCheckpoint(const std::string& name) {
   const std::string dir = fixturesDir() + "/" + name;
   mgb::npy::Array ids = loadNpy(dir + "/input_ids.npy");
@@ -76,28 +88,13 @@ void runCheckpoint(const std::string& name) {
     REQUIRE_MGRT(mgrt_session_run(s));
     REQUIRE_MGRT(mgrt_session_get_output(s, "logits", got.data(), got.size() * sizeof(float)));
   }
-  const float* w = reinterpret_cast<const float*>(want.data.data());
-  double maxDiff = 0, maxWant = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    double d = std::isfinite(got[i]) ? std::fabs(double(got[i]) - double(w[i])) : INFINITY;
-    maxDiff = std::max(maxDiff, d);
-    maxWant = std::max(maxWant, std::fabs(double(w[i])));
-  }
-  const double err = maxDiff / std::max(maxWant, 1e-6);
+  double maxWant = 0;
+  const double err =
+      normalizedError(got.data(), reinterpret_cast<const float*>(want.data.data()), got.size(), &maxWant);
   std::printf("checkpoint %-14s logits worst normalized error %.3e (max|ref| %.3g)\n", name.c_str(), err, maxWant);
   std::fflush(stdout);
   CHECK(err <= kMaxNormalizedError);
   CHECK(mgrt_context_validation_messages(ctx) == 0);
-}
-
-double normalizedError(const float* got, const float* want, size_t n) {
-  double maxDiff = 0, maxWant = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double d = std::isfinite(got[i]) ? std::fabs(double(got[i]) - double(want[i])) : INFINITY;
-    maxDiff = std::max(maxDiff, d);
-    maxWant = std::max(maxWant, std::fabs(double(want[i])));
-  }
-  return maxDiff / std::max(maxWant, 1e-6);
 }
 
 // A generation bundle (--max-seq 48, prefill chunks of 16): the prompt of
