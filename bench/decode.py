@@ -7,7 +7,12 @@ weights on the same GPU in the same run (fp32 and fp16), plus the greedy
 tokens of both from one prompt (how many agree). Writes OUT/decode.md and
 OUT/decode.json. Run on the GPU machine (bench/decode.sh).
 
-Usage: decode.py OUT MGC [--layers N] [--max-seq N] [--tokens N] [--commit SHA]
+Each --weights format in --formats is compiled and timed (ms/token, GPU
+time, bytes/token, GB/s); --shape llama7b is Llama 2 7B's width for the
+bandwidth target.
+
+Usage: decode.py OUT MGC [--shape smollm2|llama7b] [--layers N] [--max-seq N] [--tokens N]
+                 [--formats f32,f16,int8,int4,ternary] [--group G] [--torch fp32,fp16] [--commit SHA]
 """
 import argparse
 import json
@@ -111,50 +116,76 @@ def run(args):
     return p.stdout
 
 
+SHAPES = {
+    "smollm2": smollm2,
+    # Llama 2 7B's width (hidden 4096, 32 heads, SwiGLU 11008, vocab 32000,
+    # separate lm_head), as many layers as the run affords.
+    "llama7b": lambda layers: base_config(
+        "LlamaForCausalLM", "llama", hidden_size=4096, intermediate_size=11008, num_hidden_layers=layers,
+        num_attention_heads=32, num_key_value_heads=32, vocab_size=32000, tie_word_embeddings=False,
+        rope_theta=10000.0, max_position_embeddings=4096, rope_scaling=None, attention_bias=False, mlp_bias=False),
+}
+
+
+def bench_mgc(a, ck, work, fmt):
+    """Compile with --weights fmt and time bench-decode; returns a dict."""
+    bundle = os.path.join(work, "gen_%s.mgb" % fmt)
+    t0 = time.time()
+    out = run([a.mgc, "compile", ck, "--max-seq", str(a.max_seq), "--weights", fmt, "--group-size",
+               str(a.group), "-o", bundle])
+    r = {"compile_s": round(time.time() - t0, 2), "bundle_mb": round(os.path.getsize(bundle) / 1e6, 1)}
+    out = run([a.mgc, "bench-decode", bundle, "--tokens", str(a.tokens)])
+    m = re.search(r"decode: ([0-9.]+) ms/token wall \(median\), ([0-9.-]+) ms GPU", out)
+    r["ms"], r["gpu_ms"] = float(m.group(1)), float(m.group(2))
+    m = re.search(r"bytes/token: ([0-9.]+) MB \(weights ([0-9.]+) MB \+ KV cache ([0-9.]+) MB\), ([0-9.]+) GB/s", out)
+    r["mb_per_token"], r["weight_mb"], r["gbps_gpu"] = float(m.group(1)), float(m.group(2)), float(m.group(4))
+    r["gbps_wall"] = round(r["mb_per_token"] * 1e6 / (r["ms"] * 1e-3) / 1e9, 1)
+    return r, bundle
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("mgc")
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="smollm2")
     ap.add_argument("--layers", type=int, default=30)
     ap.add_argument("--max-seq", type=int, default=256)
     ap.add_argument("--tokens", type=int, default=128)
+    ap.add_argument("--formats", default="f32,f16,int8,int4,ternary", help="mgc compile --weights, comma-separated")
+    ap.add_argument("--group", type=int, default=64, help="mgc compile --group-size")
+    ap.add_argument("--torch", default="fp32,fp16", help="PyTorch eager rows (fp32, fp16)")
     ap.add_argument("--commit", default="?")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     work = "/tmp/decode"
     os.makedirs(work, exist_ok=True)
-    cfg = smollm2(a.layers)
+    cfg = SHAPES[a.shape](a.layers)
     W = make_weights(cfg, torch.Generator().manual_seed(0))
-    ck = os.path.join(work, "smollm2")
+    ck = os.path.join(work, a.shape)
     os.makedirs(ck, exist_ok=True)
     with open(os.path.join(ck, "config.json"), "w") as f:
         json.dump(cfg, f)
     with open(os.path.join(ck, "model.safetensors"), "wb") as f:
         f.write(safetensors_bytes(W, "F32"))
     params = sum(v.numel() for v in W.values())
-    r = {"layers": a.layers, "params": params, "max_seq": a.max_seq, "tokens": a.tokens, "commit": a.commit,
-         "device": torch.cuda.get_device_name() if DEV == "cuda" else "CPU"}
-
-    bundle = os.path.join(work, "gen.mgb")
-    t0 = time.time()
-    out = run([a.mgc, "compile", ck, "--max-seq", str(a.max_seq), "-o", bundle])
-    r["mgc_compile_s"] = round(time.time() - t0, 2)
-    r["mgc_compile_summary"] = out.strip().splitlines()[0]
-    out = run([a.mgc, "bench-decode", bundle, "--tokens", str(a.tokens)])
-    m = re.search(r"decode: ([0-9.]+) ms/token wall \(median\), ([0-9.-]+) ms GPU", out)
-    r["mgc_ms"], r["mgc_gpu_ms"] = float(m.group(1)), float(m.group(2))
-    weight_bytes = params * 4  # f32; the tied lm_head is a second, transposed copy
-    weight_bytes += cfg["vocab_size"] * cfg["hidden_size"] * 4
-    r["weight_bytes"] = weight_bytes
-    r["mgc_gbps"] = round(weight_bytes / (r["mgc_ms"] * 1e-3) / 1e9, 1)
+    r = {"shape": a.shape, "layers": a.layers, "params": params, "max_seq": a.max_seq, "tokens": a.tokens,
+         "group": a.group, "commit": a.commit, "device": torch.cuda.get_device_name() if DEV == "cuda" else "CPU",
+         "mgc": {}}
     prompt = [1, 42, 7, 300, 1000, 5]
     n = min(16, a.tokens)
-    out = run([a.mgc, "generate", bundle, "--prompt-ids", ",".join(map(str, prompt)), "--max-tokens", str(n),
-               "--print-ids"])
-    mgc_ids = [int(t) for t in out.strip().splitlines()[-1].split(",")]
+    for fmt in a.formats.split(","):
+        res, bundle = bench_mgc(a, ck, work, fmt)
+        if fmt == "f32":
+            out = run([a.mgc, "generate", bundle, "--prompt-ids", ",".join(map(str, prompt)), "--max-tokens", str(n),
+                       "--print-ids"])
+            r["mgc_ids"] = [int(t) for t in out.strip().splitlines()[-1].split(",")]
+        r["mgc"][fmt] = res
+        print(fmt, res, flush=True)
+        if a.shape == "llama7b":  # gigabytes each: keep the disk free
+            os.remove(bundle)
 
-    r["torch_fp16_ms"] = float("nan")  # PyTorch has no fp16 matmul on the CPU
-    for name, dt in (("fp32", torch.float32), ("fp16", torch.float16)):
+    for name in a.torch.split(","):
+        dt = {"fp32": torch.float32, "fp16": torch.float16}[name]
         if dt == torch.float16 and DEV != "cuda":
             continue
         if DEV == "cuda":
@@ -164,27 +195,34 @@ def main():
         r["torch_%s_ms" % name] = round(ms, 3)
         if name == "fp32":
             r["torch_ids"] = ids[:n]
-    r["mgc_ids"] = mgc_ids
-    agree = 0
-    while agree < n and mgc_ids[agree] == r["torch_ids"][agree]:
-        agree += 1
-    r["greedy_agree"] = agree
-    with open(os.path.join(a.out, "decode.json"), "w") as f:
+        if DEV == "cuda":
+            torch.cuda.empty_cache()
+    if "mgc_ids" in r and "torch_ids" in r:
+        agree = 0
+        while agree < n and r["mgc_ids"][agree] == r["torch_ids"][agree]:
+            agree += 1
+        r["greedy_agree"] = agree
+    with open(os.path.join(a.out, "decode_%s.json" % a.shape), "w") as f:
         json.dump(r, f, indent=1)
-    md = ("Device: %s; commit %s; %s. Random checkpoint of SmolLM2-135M's shape (%d layers, %.1fM parameters, "
-          "f32), --max-seq %d, %d decode steps, medians.\n\n"
-          "| | ms/token | tokens/s | vs PyTorch eager fp32 |\n|---|---|---|---|\n"
-          "| mgc decode (f32 weights, wall) | %.3f (GPU %.3f) | %.0f | **%.2f×** |\n"
-          "| PyTorch eager, KV cache, fp32 | %.3f | %.0f | 1 |\n"
-          "| PyTorch eager, KV cache, fp16 | %.3f | %.0f | %.2f× |\n\n"
-          "mgc streams %.0f MB of f32 weights per token: %.0f GB/s. Greedy tokens from one prompt: %d of %d agree "
-          "with PyTorch fp32. mgc compile: %.1f s (%s).\n") % (
-        r["device"], a.commit, time.strftime("%Y-%m-%d"), a.layers, params / 1e6, a.max_seq, a.tokens,
-        r["mgc_ms"], r["mgc_gpu_ms"], 1000 / r["mgc_ms"], r["mgc_ms"] / r["torch_fp32_ms"],
-        r["torch_fp32_ms"], 1000 / r["torch_fp32_ms"], r["torch_fp16_ms"], 1000 / r["torch_fp16_ms"],
-        r["torch_fp16_ms"] / r["torch_fp32_ms"], weight_bytes / 1e6, r["mgc_gbps"], agree, n, r["mgc_compile_s"],
-        r["mgc_compile_summary"])
-    with open(os.path.join(a.out, "decode.md"), "w") as f:
+    ref = r.get("torch_fp16_ms") or r.get("torch_fp32_ms")
+    md = ("Device: %s; commit %s; %s. Random checkpoint of %s's shape (%d layers, %.1fM parameters), --max-seq %d, "
+          "%d decode steps, medians; --group-size %d. GB/s = bytes/token (weights + the KV cache attention reads) "
+          "over the GPU time / the wall time.\n\n"
+          "| | ms/token (wall) | GPU ms | tokens/s | MB/token | GB/s GPU / wall | vs PyTorch eager %s |\n"
+          "|---|---|---|---|---|---|---|\n") % (
+        r["device"], a.commit, time.strftime("%Y-%m-%d"), a.shape, a.layers, params / 1e6, a.max_seq, a.tokens,
+        a.group, "fp16" if r.get("torch_fp16_ms") else "fp32")
+    for fmt, m in r["mgc"].items():
+        md += "| mgc --weights %s | %.3f | %.3f | %.0f | %.1f | %.0f / %.0f | %s |\n" % (
+            fmt, m["ms"], m["gpu_ms"], 1000 / m["ms"], m["mb_per_token"], m["gbps_gpu"], m["gbps_wall"],
+            "**%.2f×**" % (m["ms"] / ref) if ref else "")
+    for name in ("fp32", "fp16"):
+        if ("torch_%s_ms" % name) in r:
+            ms = r["torch_%s_ms" % name]
+            md += "| PyTorch eager, KV cache, %s | %.3f | | %.0f | | | %.2f× |\n" % (name, ms, 1000 / ms, ms / ref)
+    if "greedy_agree" in r:
+        md += "\nGreedy tokens from one prompt, mgc f32 vs PyTorch fp32: %d of %d agree.\n" % (r["greedy_agree"], n)
+    with open(os.path.join(a.out, "decode_%s.md" % a.shape), "w") as f:
         f.write(md)
     print(md)
 

@@ -45,7 +45,9 @@ mgb::TensorEntry tensorEntry(const Value& val, uint32_t arena, uint64_t offset, 
   t.shape = val.type.shape;
   t.arena = arena;
   t.offset = offset;
-  t.size = size;
+  // A zero-element tensor keeps a 4-byte slot (a dispatch binding is never
+  // empty) but declares 0 bytes: what its elements need, as the runtime checks.
+  t.size = val.type.numel() == 0 ? 0 : size;
   return t;
 }
 
@@ -190,8 +192,12 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     DispatchAccess acc;
     for (size_t b = 0; b < p.bindings.size(); ++b) {
       mgb::RangeEntry r = rangeOf(p.bindings[b], p.node);
-      d.bindings.push_back(r);
       ByteRange br{int(r.arena), r.offset, r.size};
+      // A kernel may view a tensor as vec4s (qmatvec.comp): the binding
+      // covers its last partial vec4. Tensors start 256-aligned in arenas
+      // of 256-aligned size, so those bytes are inside this tensor's slot.
+      r.size = alignUp(r.size, 16);
+      d.bindings.push_back(r);
       (b + p.numWritten >= p.bindings.size() ? acc.writes : acc.reads).push_back(br);
     }
     if (report_) report_->recordDispatch(p);

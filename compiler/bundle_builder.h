@@ -47,6 +47,11 @@ class BundleBuilder {
   // entry point `name`. Phase times go to `phases`.
   void addEntryPoint(const std::string& name, const Graph& g, std::vector<PhaseTime>* phases);
 
+  // The tokenizer.json text and stop ids the bundle carries (mgb.fbs).
+  void setTokenizer(std::string json, std::vector<int64_t> eosTokenIds) {
+    spec_.tokenizer = std::move(json);
+    spec_.eosTokenIds = std::move(eosTokenIds);
+  }
   // Arenas, data section, state list; writes the bundle.
   std::vector<uint8_t> finish(std::vector<PhaseTime>* phases);
 

@@ -3,6 +3,8 @@
 // and bundle building live in bundle_builder.cpp.
 #include "compiler/driver.h"
 
+#include "compiler/checkpoint_tokenizer.h"
+
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -21,6 +23,13 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// The folder's tokenizer.json (checked) and stop ids, for the bundle.
+void attachTokenizer(const std::string& dir, Program* p) {
+  CheckpointTokenizer t = readCheckpointTokenizer(dir);
+  p->tokenizer = std::move(t.json);
+  p->eosTokenIds = std::move(t.eosTokenIds);
 }
 
 }  // namespace
@@ -66,6 +75,7 @@ ProgramResult compileProgram(Program program, const CompileOptions& opts, const 
 
   BundleBuilder builder(program.source, &report);
   for (const EntryPoint& e : program.entryPoints) builder.addEntryPoint(e.name, e.graph, &r.compile.phases);
+  builder.setTokenizer(std::move(program.tokenizer), std::move(program.eosTokenIds));
   r.compile.bundle = builder.finish(&r.compile.phases);
   r.stats = builder.stats();
   r.stateBytes = builder.stateBytes();
@@ -87,6 +97,7 @@ CompileResult compileFile(const std::string& path, const CompileOptions& opts) {
   auto t0 = Clock::now();
   Program p{path, {}, {}};
   p.entryPoints.push_back({"infer", importModel(path, opts.frontend)});
+  if (hf::isCheckpointDir(path)) attachTokenizer(path, &p);
   p.phases.push_back({"import", msSince(t0)});
   return compileProgram(std::move(p), opts).compile;
 }
@@ -96,8 +107,9 @@ CompileResult compileGenerationFile(const std::string& dir, int64_t maxSeq, int6
     throw Error(dir + ": a generation bundle (--max-seq) is built from a Hugging Face checkpoint folder (config.json + "
                       "safetensors)");
   auto t0 = Clock::now();
-  hf::GenerationGraphs gg = hf::importCheckpointForGeneration(dir, maxSeq, chunk);
+  hf::GenerationGraphs gg = hf::importCheckpointForGeneration(dir, maxSeq, chunk, opts.frontend.linear);
   Program p{dir, {}, {}};
+  attachTokenizer(dir, &p);
   p.phases.push_back({"import", msSince(t0)});
   p.entryPoints.push_back({"prefill", std::move(gg.prefill)});
   p.entryPoints.push_back({"decode", std::move(gg.decode)});

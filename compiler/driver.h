@@ -41,6 +41,8 @@ struct Program {
   std::string source;                   // names the model in messages and the report
   std::vector<EntryPoint> entryPoints;  // in bundle order; names unique
   std::vector<PhaseTime> phases;        // time already spent (import, program building)
+  std::string tokenizer = {};           // tokenizer.json text stored in the bundle, or empty
+  std::vector<int64_t> eosTokenIds = {};  // stored with it: ids that end a generation
 };
 
 struct ProgramResult {

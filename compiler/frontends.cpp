@@ -31,7 +31,15 @@ SniffMatch sniffOnnx(const SniffInput& in) {
   return !in.head.empty() && uint8_t(in.head[0]) == 0x08 ? SniffMatch::ByContent : SniffMatch::No;
 }
 
+// --weights packs the linear layers of checkpoint folders only.
+void requireF32Weights(const std::string& path, const FrontendOptions& opts) {
+  if (opts.linear.format != WeightFormat::F32)
+    throw Error(path + ": --weights " + weightFormatInfo(opts.linear.format).name +
+                " is for Hugging Face checkpoint folders (packed linear layers); this model keeps its weights as stored");
+}
+
 Graph importOnnxRow(const std::string& path, const FrontendOptions& opts) {
+  requireF32Weights(path, opts);
   ImportOptions io;
   io.keepParameters = opts.keepParameters;
   return importOnnx(path, io);
@@ -61,7 +69,10 @@ SniffMatch sniffTextIr(const SniffInput& in) {
   return graph ? SniffMatch::ByContent : SniffMatch::No;
 }
 
-Graph importTextIr(const std::string& path, const FrontendOptions&) { return parseGraphFile(path); }
+Graph importTextIr(const std::string& path, const FrontendOptions& opts) {
+  requireF32Weights(path, opts);
+  return parseGraphFile(path);
+}
 
 // ---- Hugging Face checkpoint folder -------------------------------------------
 
@@ -72,7 +83,7 @@ SniffMatch sniffCheckpoint(const SniffInput& in) {
 }
 
 Graph importCheckpointRow(const std::string& path, const FrontendOptions& opts) {
-  return hf::importCheckpoint(path, opts.seqLen);
+  return hf::importCheckpoint(path, opts.seqLen, opts.linear);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/qweights.h"
 
 namespace mgc {
 
@@ -25,6 +26,9 @@ struct FrontendOptions {
   // Checkpoint folders: tokens per run (input_ids [1, seqLen]); 0 = the
   // frontend's default. Files that fix their own shapes ignore it.
   int64_t seqLen = 0;
+  // Checkpoint folders: how linear layers hold their weights (--weights,
+  // --group-size; ir/qweights.h). Other formats reject anything but f32.
+  WeightPacking linear;
 };
 
 // What a sniff function sees of a path.

@@ -63,8 +63,21 @@ std::vector<uint8_t> buildManifest(const BundleSpec& spec) {
         CreateEntryPointDirect(fbb, e.name.c_str(), &e.inputs, &e.outputs, &dispatches));
   }
 
-  auto root = CreateBundleDirect(fbb, spec.producer.c_str(), &kernels, &arenas, &tensors,
-                                 &entryPoints, spec.state.empty() ? nullptr : &spec.state);
+  // Built in field order, as CreateBundleDirect does (same bytes as before
+  // the tokenizer fields); the tokenizer through CreateString(std::string),
+  // which takes its size, not strlen.
+  auto producer = fbb.CreateString(spec.producer);
+  auto kernelsVec = fbb.CreateVector(kernels);
+  auto arenasVec = fbb.CreateVector(arenas);
+  auto tensorsVec = fbb.CreateVector(tensors);
+  auto entryVec = fbb.CreateVector(entryPoints);
+  flatbuffers::Offset<flatbuffers::Vector<uint32_t>> state;
+  if (!spec.state.empty()) state = fbb.CreateVector(spec.state);
+  flatbuffers::Offset<flatbuffers::String> tokenizer;
+  if (!spec.tokenizer.empty()) tokenizer = fbb.CreateString(spec.tokenizer);
+  flatbuffers::Offset<flatbuffers::Vector<int64_t>> eos;
+  if (!spec.eosTokenIds.empty()) eos = fbb.CreateVector(spec.eosTokenIds);
+  auto root = CreateBundle(fbb, producer, kernelsVec, arenasVec, tensorsVec, entryVec, state, tokenizer, eos);
   FinishBundleBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

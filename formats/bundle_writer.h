@@ -75,6 +75,8 @@ struct BundleSpec {
   // State arena (ArenaEntry::initOffset/initSize).
   std::vector<uint8_t> weights;
   std::vector<uint32_t> state;  // indices into tensors: the named state tensors
+  std::string tokenizer;             // tokenizer.json text, or empty: none
+  std::vector<int64_t> eosTokenIds;  // ids that end a generation, or empty
 };
 
 std::vector<uint8_t> writeBundle(const BundleSpec& spec);

@@ -18,6 +18,10 @@ MGB_SAME(I8);
 MGB_SAME(U8);
 MGB_SAME(Bool);
 MGB_SAME(BF16);
+MGB_SAME(I16);
+MGB_SAME(U16);
+MGB_SAME(U32);
+MGB_SAME(U64);
 #undef MGB_SAME
 static_assert(int(mgb::DType::MAX) + 1 == kCount, "mgb.fbs DType and formats/dtype.h differ in length");
 static_assert(sizeof kInfo / sizeof kInfo[0] == size_t(kCount), "one kInfo row per DType");

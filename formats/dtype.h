@@ -18,8 +18,8 @@
 namespace mgb {
 namespace dtype {
 
-enum class DType : uint8_t { F32 = 0, F16, F64, I64, I32, I8, U8, Bool, BF16 };
-constexpr int kCount = 9;
+enum class DType : uint8_t { F32 = 0, F16, F64, I64, I32, I8, U8, Bool, BF16, I16, U16, U32, U64 };
+constexpr int kCount = 13;
 
 enum class Kind : uint8_t { Float, Int, Bool };
 
@@ -39,7 +39,9 @@ inline constexpr Info kInfo[kCount] = {
     {"f64", 8, Kind::Float, DType::F32}, {"i64", 8, Kind::Int, DType::I32},
     {"i32", 4, Kind::Int, DType::I32},   {"i8", 1, Kind::Int, DType::I32},
     {"u8", 1, Kind::Int, DType::I32},    {"bool", 1, Kind::Bool, DType::I32},
-    {"bf16", 2, Kind::Float, DType::F32},
+    {"bf16", 2, Kind::Float, DType::F32},  {"i16", 2, Kind::Int, DType::I32},
+    {"u16", 2, Kind::Int, DType::I32},    {"u32", 4, Kind::Int, DType::I32},
+    {"u64", 8, Kind::Int, DType::I32},
 };
 
 // A raw value from a file or an API call names a known type.
@@ -55,9 +57,11 @@ constexpr size_t deviceSize(DType t) { return size(deviceDType(t)); }
 // Whether a tensor of external type `ext` may live on the device as `dev`
 // (the runtime converts at its boundary): the same type, or a float type
 // stored as f32, f16 or bf16, or an integer or bool stored as i32. 64-bit
-// types never live on the device (no portable 64-bit storage).
+// types never live on the device (no portable 64-bit storage), nor u32
+// (kernels compute on signed words: an i32 holds the u32 values below 2^31,
+// and the runtime refuses larger ones at its boundary).
 constexpr bool canStoreOnDevice(DType ext, DType dev) {
-  if (dev == DType::F64 || dev == DType::I64) return false;
+  if (dev == DType::F64 || dev == DType::I64 || dev == DType::U64 || dev == DType::U32) return false;
   if (dev == ext) return true;
   if (isFloat(ext)) return dev == DType::F32 || dev == DType::F16 || dev == DType::BF16;
   return dev == DType::I32;

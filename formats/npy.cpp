@@ -102,7 +102,8 @@ bool parseDescr(const std::string& d, DType* out, std::string* error) {
     return fail(error, "npy: unsupported dtype '" + d + "'");
   static const struct { const char* kind; DType type; } kKinds[] = {
       {"f4", DType::F32}, {"f2", DType::F16}, {"f8", DType::F64}, {"i8", DType::I64},
-      {"i4", DType::I32}, {"i1", DType::I8},  {"u1", DType::U8},  {"b1", DType::Bool}};
+      {"i4", DType::I32}, {"i1", DType::I8},  {"u1", DType::U8},  {"b1", DType::Bool},
+      {"i2", DType::I16}, {"u2", DType::U16}, {"u4", DType::U32}, {"u8", DType::U64}};
   for (const auto& k : kKinds) {
     if (kind == k.kind) {
       *out = k.type;
@@ -177,6 +178,10 @@ const char* descr(DType t) {
     case DType::U8: return "|u1";
     case DType::Bool: return "|b1";
     case DType::BF16: return nullptr;  // NumPy has no bfloat16
+    case DType::I16: return "<i2";
+    case DType::U16: return "<u2";
+    case DType::U32: return "<u4";
+    case DType::U64: return "<u8";
   }
   return nullptr;
 }

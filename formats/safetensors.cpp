@@ -251,7 +251,7 @@ const TensorInfo* Header::find(const std::string& name) const {
 }
 
 const char* dtypeName(unsigned mgbDType) {
-  static const char* const kNames[] = {"F32", "F16", "F64", "I64", "I32", "I8", "U8", "BOOL", "BF16"};
+  static const char* const kNames[] = {"F32", "F16", "F64", "I64", "I32", "I8", "U8", "BOOL", "BF16", "I16", "U16", "U32", "U64"};
   static_assert(sizeof kNames / sizeof kNames[0] == size_t(mgb::dtype::kCount), "one name per formats/dtype.h DType");
   return mgb::dtype::isValid(mgbDType) ? kNames[mgbDType] : "?";
 }

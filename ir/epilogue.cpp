@@ -15,7 +15,11 @@ namespace {
 
 int Epilogue::numOperands() const { return int(std::count(steps.begin(), steps.end(), EpilogueStep::Add)); }
 
-int epilogueFirstInput(Op op) { return op == Op::Conv ? 3 : 2; }
+bool hasRowOperands(const Graph& g, const Node& n) {
+  return n.op == Op::QMatMul || (n.op == Op::MatMul && g.type(n.inputs[1]).rank() >= 2);
+}
+
+int epilogueFirstInput(Op op) { return op == Op::Conv || op == Op::QMatMul ? 3 : 2; }
 
 Epilogue readEpilogue(const Node& n) {
   Epilogue e;
@@ -56,10 +60,10 @@ void checkEpilogueOperands(const Graph& g, const Node& n, const TensorType& out)
     if (t.dtype != out.dtype) fail(n, "operand " + t.str() + " does not have the output's dtype " + out.str());
     if (t.shape == out.shape) continue;
     // MatMul: a row vector [.., 1, N] along the last axis.
-    bool row = n.op == Op::MatMul && g.type(n.inputs[1]).rank() >= 2 && t.rank() >= 1 && t.rank() <= out.rank() &&
+    bool row = hasRowOperands(g, n) && t.rank() >= 1 && t.rank() <= out.rank() &&
                t.shape.back() == out.shape.back() && t.numel() == out.shape.back();
     if (!row) fail(n, "operand " + t.str() + " must have the output's shape " + out.str() +
-                          (n.op == Op::MatMul ? " or be a row vector of its last dim" : ""));
+                          (hasRowOperands(g, n) ? " or be a row vector of its last dim" : ""));
   }
 }
 

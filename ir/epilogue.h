@@ -56,6 +56,9 @@ struct Epilogue {
 // Index of the first epilogue operand among the node's inputs (Conv 3,
 // MatMul 2).
 int epilogueFirstInput(Op op);
+// Whether n's epilogue may add a row vector of its last dim (MatMul with a
+// matrix b, QMatMul) as well as a tensor of its output's shape.
+bool hasRowOperands(const Graph& g, const Node& n);
 
 // The node's epilogue (empty if it has none). Throws mgc::Error naming the
 // node on unknown codes, a wrong args length, too many steps, or an input

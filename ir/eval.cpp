@@ -11,6 +11,7 @@
 #include "ir/eval_internal.h"
 #include "ir/fused_eltwise.h"
 #include "ir/matmul.h"
+#include "ir/qweights.h"
 
 namespace mgc {
 
@@ -106,6 +107,14 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::MatMul: {
       const MatMulLayout layout = matmulLayout(n);
       HostTensor out = evalMatMul(layout.transA ? swapLastTwo(x) : x, layout.transB ? swapLastTwo(y()) : y(), T);
+      applyEpilogue(n, in, out);
+      return out;
+    }
+    case Op::QMatMul: {
+      const WeightFormat f = WeightFormat(n.i("format", 0));
+      const int64_t K = x.type.shape.back();
+      HostTensor w = dequantizeWeight(y(), in.size() > 2 && in[2] ? in[2] : nullptr, f, K, n.i("group", 0));
+      HostTensor out = evalMatMul(x, swapLastTwo(w), T);
       applyEpilogue(n, in, out);
       return out;
     }

@@ -360,6 +360,22 @@ class Parser {
         uint8_t v = uint8_t(parseInt(t, 0, UINT8_MAX, "u8"));
         return put(&v, 1);
       }
+      case DType::I16: {
+        int16_t v = int16_t(parseInt(t, INT16_MIN, INT16_MAX, "i16"));
+        return put(&v, 2);
+      }
+      case DType::U16: {
+        uint16_t v = uint16_t(parseInt(t, 0, UINT16_MAX, "u16"));
+        return put(&v, 2);
+      }
+      case DType::U32: {
+        uint32_t v = uint32_t(parseInt(t, 0, UINT32_MAX, "u32"));
+        return put(&v, 4);
+      }
+      case DType::U64: {  // values past 2^63 - 1 print as hex (printer.cpp)
+        uint64_t v = uint64_t(parseInt(t, 0, INT64_MAX, "u64"));
+        return put(&v, 8);
+      }
     }
   }
 

@@ -4,6 +4,7 @@
 #include "ir/printer.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,7 +42,8 @@ bool readsBackAs(const char* text, double v, DType dtype) {
     case DType::BF16: return floatToBf16(std::strtof(text, nullptr)) == floatToBf16(float(v));
     case DType::F32: return std::strtof(text, nullptr) == float(v);
     case DType::F64: return std::strtod(text, nullptr) == v;
-    case DType::I64: case DType::I32: case DType::I8: case DType::U8: case DType::Bool: break;
+    case DType::I64: case DType::I32: case DType::I8: case DType::U8: case DType::Bool:
+    case DType::I16: case DType::U16: case DType::U32: case DType::U64: break;
   }
   return std::strtod(text, nullptr) == v;
 }
@@ -55,6 +57,7 @@ void appendElement(std::string& out, const HostTensor& t, int64_t i) {
       out += t.getI(i) ? "true" : "false";
       return;
     case DType::I64: case DType::I32: case DType::I8: case DType::U8:
+    case DType::I16: case DType::U16: case DType::U32: case DType::U64:
       out += std::to_string(t.getI(i));
       return;
   }
@@ -88,7 +91,11 @@ bool textReadsBackExactly(const HostTensor& t) {
       case DType::Bool:
         if (t.as<uint8_t>()[i] > 1) return false;
         break;
+      case DType::U64:  // the text form holds u64 values up to 2^63 - 1
+        if (t.as<uint64_t>()[i] > uint64_t(INT64_MAX)) return false;
+        break;
       case DType::I64: case DType::I32: case DType::I8: case DType::U8:
+      case DType::I16: case DType::U16: case DType::U32:
         return true;
     }
   }

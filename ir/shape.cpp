@@ -6,6 +6,7 @@
 #include "ir/fused_eltwise.h"
 #include "ir/graph.h"
 #include "ir/matmul.h"
+#include "ir/qweights.h"
 
 namespace mgc {
 
@@ -59,6 +60,31 @@ Shape broadcastShapes(const Shape& a, const Shape& b) {
   return out;
 }
 
+// QMatMul(x, words, [scales]): x f32 [..., K] times W [N, K] packed as
+// ir/qweights.h says → f32 [..., N].
+static TensorType qmatmulType(const Node& n, const TensorType& x, const TensorType& words, const TensorType* scales) {
+  WeightFormat f = WeightFormat(n.i("format", -1));
+  if (n.i("format", -1) <= int64_t(WeightFormat::F32) || n.i("format", -1) > int64_t(WeightFormat::Ternary))
+    fail(n, "format " + std::to_string(n.i("format", -1)) + " is not a packed weight format (1..4)");
+  const WeightFormatInfo& info = weightFormatInfo(f);
+  if (x.dtype != DType::F32 || x.rank() < 1) fail(n, "x must be f32 of rank >= 1, got " + x.str());
+  if (words.dtype != DType::I32 || words.rank() != 2) fail(n, "packed weights must be i32 [N, words], got " + words.str());
+  const int64_t N = words.shape[0], K = x.shape.back();
+  if (words.shape[1] * weightsPerWord(f) != K)
+    fail(n, std::string(info.name) + " weights " + words.str() + " do not hold K = " + std::to_string(K) + " (" +
+                std::to_string(weightsPerWord(f)) + " per word)");
+  const int64_t group = n.i("group", 0);
+  const std::string problem = quantizeProblem(f, K, group);
+  if (!problem.empty()) fail(n, problem);
+  if (info.scaled != (scales != nullptr))
+    fail(n, std::string(info.name) + (info.scaled ? " needs" : " takes no") + " scales");
+  if (scales && (scales->dtype != DType::F32 || scales->shape != Shape{N, K / group}))
+    fail(n, "scales must be f32 " + shapeStr({N, K / group}) + ", got " + scales->str());
+  Shape s = x.shape;
+  s.back() = N;
+  return {DType::F32, s};
+}
+
 std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
   const OpInfo& info = opInfo(n.op);
   int nin = int(n.inputs.size());
@@ -69,7 +95,7 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
     ValueId v = n.inputs[size_t(k)];
     // Conv's bias (slot 2, possibly followed by epilogue operands) and
     // LayerNorm's bias (last) may be absent.
-    bool optional = (n.op == Op::Conv && k == 2) || (n.op == Op::LayerNorm && k == 2);
+    bool optional = ((n.op == Op::Conv || n.op == Op::QMatMul) && k == 2) || (n.op == Op::LayerNorm && k == 2);
     if (v == kNoValue && !optional) fail(n, "input " + std::to_string(k) + " is missing");
     if (v != kNoValue && (v < 0 || size_t(v) >= g.values.size())) fail(n, "input " + std::to_string(k) + " is not a value");
   }
@@ -138,6 +164,11 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       if (!va) s.push_back(a[a.size() - 2]);
       if (!vb) s.push_back(b.back());
       TensorType out{x.dtype, s};
+      checkEpilogueOperands(g, n, out);
+      return {out};
+    }
+    case Op::QMatMul: {
+      const TensorType out = qmatmulType(n, x, in(1), hasIn(2) ? &in(2) : nullptr);
       checkEpilogueOperands(g, n, out);
       return {out};
     }

@@ -33,6 +33,10 @@ double HostTensor::getF(int64_t i) const {
     case DType::I32: return as<int32_t>()[i];
     case DType::I8: return as<int8_t>()[i];
     case DType::U8: return as<uint8_t>()[i];
+    case DType::I16: return as<int16_t>()[i];
+    case DType::U16: return as<uint16_t>()[i];
+    case DType::U32: return as<uint32_t>()[i];
+    case DType::U64: return double(as<uint64_t>()[i]);
     case DType::Bool: return as<uint8_t>()[i] ? 1.0 : 0.0;
   }
   return 0;
@@ -62,6 +66,10 @@ int64_t HostTensor::getI(int64_t i) const {
     case DType::I32: return as<int32_t>()[i];
     case DType::I8: return as<int8_t>()[i];
     case DType::U8: return as<uint8_t>()[i];
+    case DType::I16: return as<int16_t>()[i];
+    case DType::U16: return as<uint16_t>()[i];
+    case DType::U32: return as<uint32_t>()[i];
+    case DType::U64: return int64_t(as<uint64_t>()[i]);  // past 2^63 wraps, as int64 arithmetic does
     case DType::Bool: return as<uint8_t>()[i] ? 1 : 0;
     default: return checkedFloatToInt64(getF(i));
   }
@@ -84,6 +92,10 @@ void HostTensor::setI(int64_t i, int64_t v) {
     case DType::I32: as<int32_t>()[i] = int32_t(v); break;
     case DType::I8: as<int8_t>()[i] = int8_t(v); break;
     case DType::U8: as<uint8_t>()[i] = uint8_t(v); break;
+    case DType::I16: as<int16_t>()[i] = int16_t(v); break;
+    case DType::U16: as<uint16_t>()[i] = uint16_t(v); break;
+    case DType::U32: as<uint32_t>()[i] = uint32_t(v); break;
+    case DType::U64: as<uint64_t>()[i] = uint64_t(v); break;
     case DType::Bool: as<uint8_t>()[i] = v != 0; break;
     default: setF(i, double(v)); break;
   }

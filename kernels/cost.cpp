@@ -52,6 +52,7 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
     const Shape a = logicalOperand(inType(g, n, 0).shape, matmulLayout(n).transA);
     return a.empty() ? 0 : mul(mul(2, out), count(a.back()));
   }
+  if (kernel == "qmatmul" || kernel == "qmatvec") return mul(mul(2, out), count(inType(g, n, 0).shape.back()));
   if (kernel == "conv2d" || kernel == "conv2d_direct" || kernel == "conv2d_splitk")
     return convFlops(inType(g, n, 1).shape, outType(g, n).shape);
   if (kernel == "conv2d_grad" || kernel == "conv2d_grad_gemm") {

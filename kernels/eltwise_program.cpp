@@ -40,8 +40,12 @@ void roundToExternal(EltwiseProgram& p, DType t, int dst) {
     case DType::F16: p.emit(EwOp::F2H, dst, dst); return;
     case DType::I8: p.emit(EwOp::I2I8, dst, dst); return;
     case DType::U8: p.emit(EwOp::I2U8, dst, dst); return;
-    case DType::F32: case DType::F64: case DType::I64: case DType::I32: case DType::Bool: return;
-    case DType::BF16: throw Error("bf16 results need a bf16 rounding step, which the eltwise kernel lacks");
+    case DType::I16: p.emit(EwOp::I2I16, dst, dst); return;
+    case DType::U16: p.emit(EwOp::I2U16, dst, dst); return;
+    case DType::BF16: p.emit(EwOp::F2BF, dst, dst); return;
+    // u32 / u64 keep the low 32 bits, which is what the runtime reads back
+    case DType::F32: case DType::F64: case DType::I64: case DType::I32: case DType::Bool:
+    case DType::U32: case DType::U64: return;
   }
 }
 
@@ -58,7 +62,6 @@ void emitCast(EltwiseProgram& p, bool intIn, DType to, int x, int dst) {
 void emitNodeOp(EltwiseProgram& p, const Graph& g, const Node& n, const std::vector<int>& in, int dst, int scratch) {
   if (in.size() != n.inputs.size()) fail(n, "register list does not match the inputs");
   DType outT = g.type(n.outputs.at(0)).dtype;
-  if (outT == DType::BF16) fail(n, "bf16 results are not supported on the device yet (no bf16 rounding in eltwise)");
   bool iIn = !kern::isDeviceFloat(g.type(n.inputs.at(0)).dtype), iOut = !kern::isDeviceFloat(outT);
   int a = in[0], b = in.size() > 1 ? in[1] : 0;
   auto pick = [&](EwOp f, EwOp i) { return iIn ? i : f; };
@@ -141,7 +144,7 @@ void emitNodeOp(EltwiseProgram& p, const Graph& g, const Node& n, const std::vec
     case Op::ReduceMin: case Op::ReduceProd: case Op::ArgMax: case Op::Reshape: case Op::Transpose: case Op::Concat:
     case Op::Slice: case Op::Gather: case Op::Expand: case Op::Pad: case Op::ConvGradInput: case Op::ConvGradWeight:
     case Op::MaxPoolGrad: case Op::AvgPoolGrad: case Op::GatherGrad: case Op::GatherElements:
-    case Op::ScatterElements: case Op::DropoutMask: case Op::StateWrite:
+    case Op::ScatterElements: case Op::DropoutMask: case Op::StateWrite: case Op::QMatMul:
     case Op::FusedEltwise:
       fail(n, "not an elementwise op");
   }

@@ -39,7 +39,8 @@ struct EltwiseProgram {
 // Appends the instructions computing node `n` (an op of class Unary or
 // Binary, or Where) from registers inRegs (one per node input) into `dst`;
 // `scratch` is one more register it may clobber. Results are rounded to the
-// output's external type where the device keeps more (f16, i8, u8).
+// output's external type where the device keeps more (f16, bf16, i8, u8,
+// i16, u16).
 // Throws mgc::Error naming the node if the op is not elementwise.
 void emitNodeOp(EltwiseProgram& prog, const Graph& g, const Node& n, const std::vector<int>& inRegs, int dst,
                 int scratch);

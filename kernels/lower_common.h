@@ -87,6 +87,10 @@ std::vector<DispatchPlan> lowerConcat(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerPad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerGather(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n);  // lower_qmatmul.cpp
+// Up to this many rows, a product streams its weights once through many
+// small workgroups (matvec.comp, qmatvec.comp) instead of 64x64 tiles.
+constexpr int64_t kMatVecRows = 4;
 std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerPool(const Graph& g, const Node& n);
 // reduce.comp's op codes (params[2]).

@@ -18,19 +18,34 @@ uint32_t padBits(const Graph& g, const Node& n, double value) {
   return i32(n, int64_t(value), "pad value");
 }
 
-// A copy dispatch over dims (outermost first) from `in` into `out` at
-// element offset outBase. Size-1 dims whose source is inside the input
-// fold into the source base; the rest must number <= 6.
-DispatchPlan copyPlan(const Node& n, std::vector<CopyDim> dims, ValueId in, ValueId out, int64_t outBase,
-                      uint32_t pad) {
-  int64_t srcBase = 0, count = 1;
-  std::vector<CopyDim> kept;
-  for (const CopyDim& c : dims) {
-    count *= c.outDim;
-    if (c.outDim == 1 && c.start >= 0 && c.start < c.inDim) srcBase += c.start * c.inStride;
-    else kept.push_back(c);
-  }
-  if (kept.size() > 6) fail(n, "copy walks at most 6 dims, this needs " + std::to_string(kept.size()));
+// Whether dim c reads inside the input for every output index (never pads).
+bool alwaysInside(const CopyDim& c) {
+  const int64_t last = c.start + (c.outDim - 1) * c.step;
+  return c.start >= 0 && c.start < c.inDim && last >= 0 && last < c.inDim;
+}
+
+// Dims outer, inner that walk as one dim: contiguous in the output, never
+// padding, and the source advancing by inner's source step across the seam.
+// The merged dim reads [0, outDim) with step 1 and the combined stride.
+bool mergeInto(CopyDim& outer, const CopyDim& inner, int64_t* srcBase) {
+  if (!alwaysInside(outer) || !alwaysInside(inner)) return false;
+  if (outer.outStride != inner.outDim * inner.outStride) return false;
+  const int64_t innerStep = inner.step * inner.inStride;
+  if (innerStep < 0 || outer.step * outer.inStride != inner.outDim * innerStep) return false;
+  *srcBase += outer.start * outer.inStride + inner.start * inner.inStride;
+  const int64_t dim = outer.outDim * inner.outDim;
+  outer = {dim, inner.outStride, 0, 1, dim, innerStep};
+  return true;
+}
+
+// copy.comp walks 6 dims; a walk with more runs as one dispatch per index
+// of the outer dims past 6, at most this many.
+constexpr int64_t kMaxCopyPieces = 256;
+
+DispatchPlan copyDispatch(const Node& n, const std::vector<CopyDim>& kept, ValueId in, ValueId out, int64_t outBase,
+                          int64_t srcBase, uint32_t pad) {
+  int64_t count = 1;
+  for (const CopyDim& c : kept) count *= c.outDim;
   DispatchPlan d = makePlan(n, "copy");
   d.params.assign(4 + 6 * 6, 0);
   d.params[0] = u32(n, count, "element count");
@@ -58,9 +73,48 @@ DispatchPlan copyPlan(const Node& n, std::vector<CopyDim> dims, ValueId in, Valu
   return d;
 }
 
+// Copy dispatches over dims (outermost first) from `in` into `out` at
+// element offset outBase. Size-1 dims whose source is inside the input
+// fold into the source base and adjacent dims that walk as one merge
+// (mergeInto); past 6 dims, the outer ones are peeled into one dispatch
+// per index (they must never pad).
+std::vector<DispatchPlan> copyPlans(const Node& n, const std::vector<CopyDim>& dims, ValueId in, ValueId out,
+                                    int64_t outBase, uint32_t pad) {
+  int64_t srcBase = 0;
+  std::vector<CopyDim> kept;
+  for (const CopyDim& c : dims) {
+    if (c.outDim == 1 && c.start >= 0 && c.start < c.inDim) srcBase += c.start * c.inStride;
+    else if (kept.empty() || !mergeInto(kept.back(), c, &srcBase)) kept.push_back(c);
+  }
+  const size_t peel = kept.size() > 6 ? kept.size() - 6 : 0;
+  int64_t pieces = 1;
+  for (size_t k = 0; k < peel; ++k) {
+    if (!alwaysInside(kept[k]))
+      fail(n, "copy walks at most 6 dims, this needs " + std::to_string(kept.size()) + " with padding on an outer one");
+    pieces *= kept[k].outDim;
+    if (pieces > kMaxCopyPieces)
+      fail(n, "copy walks at most 6 dims, this needs " + std::to_string(kept.size()) + " and more than " +
+                  std::to_string(kMaxCopyPieces) + " dispatches for the outer ones");
+  }
+  const std::vector<CopyDim> inner(kept.begin() + long(peel), kept.end());
+  std::vector<DispatchPlan> plans;
+  for (int64_t p = 0; p < pieces; ++p) {
+    int64_t rem = p, o = outBase, s = srcBase;
+    for (size_t k = peel; k-- > 0;) {
+      const CopyDim& c = kept[k];
+      const int64_t i = rem % c.outDim;
+      rem /= c.outDim;
+      o += i * c.outStride;
+      s += (c.start + i * c.step) * c.inStride;
+    }
+    plans.push_back(copyDispatch(n, inner, in, out, o, s, pad));
+  }
+  return plans;
+}
+
 std::vector<DispatchPlan> single(const Graph& g, const Node& n, std::vector<CopyDim> dims, uint32_t pad = 0) {
   if (outType(g, n).numel() == 0) return {};
-  return {copyPlan(n, std::move(dims), n.inputs[0], n.outputs[0], 0, pad)};
+  return copyPlans(n, dims, n.inputs[0], n.outputs[0], 0, pad);
 }
 
 }  // namespace
@@ -109,7 +163,9 @@ std::vector<DispatchPlan> lowerConcat(const Graph& g, const Node& n) {
     auto is = rowMajorStrides(in);
     std::vector<CopyDim> dims;
     for (size_t d = 0; d < in.size(); ++d) dims.push_back({in[d], os[d], 0, 1, in[d], is[d]});
-    if (numel(in) > 0) plans.push_back(copyPlan(n, dims, n.inputs[k], n.outputs[0], offset * os.at(axis), 0));
+    if (numel(in) > 0)
+      for (DispatchPlan& p : copyPlans(n, dims, n.inputs[k], n.outputs[0], offset * os.at(axis), 0))
+        plans.push_back(std::move(p));
     offset += in.at(axis);
   }
   return plans;

@@ -15,10 +15,6 @@ namespace mgc::kern {
 // extra dispatches cost ~2 barriers, so short K never splits.
 constexpr SplitK kMatMulSplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/512, /*maxSlices=*/32};
 
-// Up to this many rows, one pass of many small workgroups over B
-// (matvec.comp) instead of 64x64 tiles that would be 1/16 used.
-constexpr int64_t kMatVecRows = 4;
-
 std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   requireFloat(g, n, "matmul");
   const MatMulLayout layout = matmulLayout(n);

@@ -42,6 +42,10 @@ py::dtype numpyType(mgrt_dtype t) {
     case MGRT_I8: return py::dtype("int8");
     case MGRT_U8: return py::dtype("uint8");
     case MGRT_BOOL: return py::dtype("bool");
+    case MGRT_I16: return py::dtype("int16");
+    case MGRT_U16: return py::dtype("uint16");
+    case MGRT_U32: return py::dtype("uint32");
+    case MGRT_U64: return py::dtype("uint64");
     case MGRT_BF16: break;  // numpy has no bfloat16
   }
   throw Error("tensor dtype bf16 has no numpy equivalent");

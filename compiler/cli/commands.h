@@ -21,5 +21,6 @@ int trainMain(int argc, char** argv);   // train_cmd.cpp
 int exportMain(int argc, char** argv);  // export_cmd.cpp
 int generateMain(int argc, char** argv);     // generate_cmd.cpp
 int benchDecodeMain(int argc, char** argv);  // generate_cmd.cpp
+int tokenizeMain(int argc, char** argv);     // tokenize_cmd.cpp
 
 }  // namespace mgc

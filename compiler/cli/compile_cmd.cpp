@@ -62,6 +62,13 @@ int compileMain(int argc, char** argv) {
                                            "must divide --max-seq")
       ->needs(maxSeqOpt)
       ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
+  std::string weights = "f32";
+  int64_t group = 64;
+  app.add_option("--weights", weights,
+                 "checkpoint folder: weights of the linear layers, f32 (default), f16, int8, int4 or ternary "
+                 "(packed, decoded inside the matrix kernels; embeddings and norms stay f32)");
+  app.add_option("--group-size", group, "int8 / int4 / ternary: weights per scale (default 64; 32-128 typical)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
   // Training (docs/cli.md, docs/training.md).
   bool train = false, nesterov = false;
   std::string loss = "cross_entropy", optimizer = "sgd", schedule = "constant";
@@ -110,6 +117,15 @@ int compileMain(int argc, char** argv) {
   opts.printIrAfterAll = printIr;
   opts.verifyEachPass = verifyEach;
   opts.frontend.seqLen = seqLen;
+  if (!parseWeightFormat(weights, &opts.frontend.linear.format)) {
+    std::fprintf(stderr, "mgc compile: error: --weights '%s' is not one of f32, f16, int8, int4, ternary\n", weights.c_str());
+    return kExitUsage;
+  }
+  opts.frontend.linear.group = group;
+  if (train && opts.frontend.linear.format != WeightFormat::F32) {
+    std::fprintf(stderr, "mgc compile: error: --weights %s is for inference; --train keeps f32 weights\n", weights.c_str());
+    return kExitUsage;
+  }
   CompileResult r;
   try {
     if (train) {

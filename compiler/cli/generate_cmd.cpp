@@ -1,5 +1,5 @@
-// mgc generate BUNDLE.mgb --prompt-ids 1,5,9 [--max-tokens N] [--temperature T --top-k K --top-p P --seed S]
-//   [--print-ids]
+// mgc generate BUNDLE.mgb (--prompt TEXT | --prompt-file FILE | --prompt-ids 1,5,9) [--max-tokens N]
+//   [--temperature T --top-k K --top-p P --seed S] [--print-ids] [--ignore-eos] [--no-special-tokens]
 // mgc bench-decode BUNDLE.mgb [--tokens N]
 // Token-by-token generation over a generation bundle (mgc compile
 // CHECKPOINT_FOLDER --max-seq N): the prompt through `prefill` in chunks,
@@ -10,12 +10,18 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <set>
 #include <sstream>
 
 #include "compiler/cli/bundle_file.h"
+#include "compiler/cli/bundle_tokenizer.h"
 #include "compiler/cli/commands.h"
 #include "compiler/cli/generator.h"
 #include "compiler/cli/sampler.h"
+#include "compiler/cli/token_ids.h"
+#include "compiler/hf/json_text.h"
+#include "ir/types.h"
 
 namespace mgc {
 
@@ -28,24 +34,35 @@ int report(const char* cmd, const RunnerError& e) {
   return e.exitCode;
 }
 
-// "1,5,9" → {1, 5, 9}; false on anything else.
-bool parseIds(const std::string& text, std::vector<int64_t>* ids) {
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty() || item.size() > 18 || item.find_first_not_of("0123456789") != std::string::npos) return false;
-    ids->push_back(std::stoll(item));
-  }
-  return !ids->empty();
-}
-
-std::string joinIds(const std::vector<int64_t>& ids) {
-  std::string r;
-  for (size_t i = 0; i < ids.size(); ++i) r += (i ? "," : "") + std::to_string(ids[i]);
-  return r;
-}
-
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// Weight bytes the `decode` entry point reads per run: each Weights-arena
+// range its dispatches bind, once; for a gather, the bytes it writes (the
+// rows it reads) instead of its whole table. The bundle was verified by
+// openBundle, so indices are in range.
+uint64_t decodeWeightBytes(const mgb::Bundle& b) {
+  std::set<std::pair<uint32_t, uint64_t>> seen;  // (arena, offset)
+  uint64_t bytes = 0;
+  if (!b.entry_points() || !b.arenas() || !b.kernels()) return 0;
+  for (const mgb::EntryPoint* e : *b.entry_points()) {
+    if (!e->name() || e->name()->str() != "decode" || !e->dispatches()) continue;
+    for (const mgb::Dispatch* d : *e->dispatches()) {
+      if (!d->bindings() || d->bindings()->size() == 0) continue;
+      const mgb::Kernel* k = b.kernels()->Get(d->kernel());
+      const bool gather = k->name() && k->name()->str() == "gather";
+      for (uint32_t i = 0; i < d->bindings()->size(); ++i) {
+        const mgb::BufferRange* r = d->bindings()->Get(i);
+        if (b.arenas()->Get(r->arena())->kind() != mgb::ArenaKind::Weights) continue;
+        if (gather && i == 0) {
+          bytes += d->bindings()->Get(d->bindings()->size() - 1)->size();
+          continue;
+        }
+        if (seen.insert({r->arena(), r->offset()}).second) bytes += r->size();
+      }
+    }
+  }
+  return bytes;
+}
 
 }  // namespace
 
@@ -54,12 +71,15 @@ int generateMain(int argc, char** argv) {
   std::string path, promptIds, prompt, promptFile;
   int64_t maxTokens = 32;
   SamplerOptions so;
-  bool printIds = false, validation = false;
+  bool printIds = false, validation = false, ignoreEos = false, noSpecial = false;
   int device = -1;
   app.add_option("bundle", path, "generation bundle (.mgb)")->required();
-  app.add_option("--prompt-ids", promptIds, "the prompt as token ids, comma-separated (e.g. 1,5,9)");
-  app.add_option("--prompt", prompt, "the prompt as text (needs a tokenizer in the bundle)");
-  app.add_option("--prompt-file", promptFile, "the prompt as text, from a file (needs a tokenizer in the bundle)");
+  auto* idsOpt = app.add_option("--prompt-ids", promptIds, "the prompt as token ids, comma-separated (e.g. 1,5,9)");
+  auto* textOpt = app.add_option("--prompt", prompt, "the prompt as text (needs a tokenizer in the bundle)");
+  auto* fileOpt =
+      app.add_option("--prompt-file", promptFile, "the prompt as text, from a file (needs a tokenizer in the bundle)");
+  idsOpt->excludes(textOpt)->excludes(fileOpt);
+  textOpt->excludes(fileOpt);
   app.add_option("--max-tokens", maxTokens, "tokens to generate (default 32)")->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   app.add_option("--temperature", so.temperature, "0 (default): greedy; > 0: sample from softmax(logits / T)")
       ->check(CLI::Range(0.0, 100.0));
@@ -68,6 +88,8 @@ int generateMain(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--seed", so.seed, "sampling seed (default 0): same seed, same tokens");
   app.add_flag("--print-ids", printIds, "print the generated ids (not the prompt's), comma-separated, on the last line");
+  app.add_flag("--ignore-eos", ignoreEos, "do not stop at the bundle's end-of-sequence ids");
+  app.add_flag("--no-special-tokens", noSpecial, "text prompts: do not add the tokenizer's special tokens (BOS)");
   app.add_option("--device", device, "Vulkan device index (default: MGRT_DEVICE, else the first GPU)");
   app.add_flag("--validation", validation, "enable the Vulkan validation layer");
   try {
@@ -75,13 +97,24 @@ int generateMain(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
-  if (!prompt.empty() || !promptFile.empty())
-    return report("generate", {kExitUsage, "text prompts need a tokenizer, which generation bundles do not carry yet; "
-                                           "give token ids with --prompt-ids"});
+  const bool textPrompt = textOpt->count() || fileOpt->count();
+  if (!textPrompt && !idsOpt->count()) return report("generate", {kExitUsage, "no prompt: give --prompt, --prompt-file or --prompt-ids"});
   std::vector<int64_t> ids;
-  if (promptIds.empty()) return report("generate", {kExitUsage, "no prompt: give --prompt-ids"});
-  if (!parseIds(promptIds, &ids))
+  if (idsOpt->count() && !parseIds(promptIds, &ids))
     return report("generate", {kExitUsage, "--prompt-ids '" + promptIds + "' is not a comma-separated list of token ids"});
+  BundleTokenizer bt;
+  try {
+    if (std::ifstream(path)) bt = loadTokenizer(path);  // else gen.open below says why
+    if (textPrompt && !bt.tokenizer)
+      return report("generate", {kExitUsage, "text prompts need a tokenizer in the bundle, and " + path +
+                                                 " has none (its checkpoint folder had no tokenizer.json); give token "
+                                                 "ids with --prompt-ids"});
+    if (fileOpt->count()) prompt = hf::readTextFile(promptFile);
+    if (textPrompt) ids = bt.tokenizer->encode(prompt, !noSpecial);
+  } catch (const Error& e) {
+    return report("generate", {kExitBadInput, e.what()});
+  }
+  if (ids.empty()) return report("generate", {kExitUsage, "the prompt is empty: it encodes to no tokens"});
 
   Generator gen;
   if (RunnerError e = gen.open(path, device, validation); e.exitCode) return report("generate", e);
@@ -97,19 +130,30 @@ int generateMain(int argc, char** argv) {
   auto t0 = Clock::now();
   if (RunnerError e = gen.prefill(ids, &logits); e.exitCode) return report("generate", e);
   const double prefillMs = msSince(t0);
+  // With a tokenizer, the text is printed as the tokens arrive (special
+  // tokens left out, incomplete UTF-8 held back until it completes).
+  std::unique_ptr<tok::StreamDecoder> stream;
+  if (bt.tokenizer) stream = std::make_unique<tok::StreamDecoder>(*bt.tokenizer, true);
   std::vector<int64_t> out;
+  bool stopped = false;
   t0 = Clock::now();
   for (int64_t k = 0; k < maxTokens; ++k) {
     out.push_back(sampler.next(logits.data(), int64_t(logits.size())));
-    if (k + 1 == maxTokens) break;
+    if (stream) {
+      std::fputs(stream->push(out.back()).c_str(), stdout);
+      std::fflush(stdout);
+    }
+    stopped = !ignoreEos && std::count(bt.eosTokenIds.begin(), bt.eosTokenIds.end(), out.back());
+    if (stopped || k + 1 == maxTokens) break;
     if (RunnerError e = gen.decode(out.back(), int64_t(ids.size()) + k, &logits); e.exitCode)
       return report("generate", e);
   }
   const double decodeMs = msSince(t0);
-  std::printf("%s: %zu prompt tokens in %.2f ms (prefill), %lld new tokens", path.c_str(), ids.size(), prefillMs,
-              (long long)maxTokens);
-  if (maxTokens > 1) std::printf(", %.3f ms/token (decode)", decodeMs / double(maxTokens - 1));
-  std::printf(" on %s\n", gen.deviceName().c_str());
+  if (stream) std::printf("\n");
+  std::printf("%s: %zu prompt tokens in %.2f ms (prefill), %zu new tokens", path.c_str(), ids.size(), prefillMs,
+              out.size());
+  if (out.size() > 1) std::printf(", %.3f ms/token (decode)", decodeMs / double(out.size() - 1));
+  std::printf(" on %s%s\n", gen.deviceName().c_str(), stopped ? ", stopped at end-of-sequence" : "");
   if (printIds) std::printf("%s\n", joinIds(out).c_str());
   return kExitOk;
 }
@@ -130,8 +174,9 @@ int benchDecodeMain(int argc, char** argv) {
   }
   Generator gen;
   if (RunnerError e = gen.open(path, device, false); e.exitCode) return report("bench-decode", e);
-  // Bytes a decode step reads: every weight, and the whole KV cache
-  // (attention reads all of it; the mask hides the future).
+  // Bytes a decode step reads: the weights its dispatches bind (a gather
+  // reads only the rows it writes: one embedding row, not the table), and
+  // the whole KV cache (attention reads all of it; the mask hides the future).
   uint64_t weightBytes = 0, cacheBytes = 0;
   {
     std::ifstream f(path, std::ios::binary);
@@ -139,9 +184,7 @@ int benchDecodeMain(int argc, char** argv) {
     std::string err;
     const mgb::Bundle* b = openBundle(file, path, &err);
     if (!b) return report("bench-decode", {kExitBadInput, err});
-    if (b->arenas())
-      for (const mgb::Arena* a : *b->arenas())
-        if (a->kind() == mgb::ArenaKind::Weights) weightBytes += a->size();
+    weightBytes = decodeWeightBytes(*b);
     if (b->tensors() && b->state())
       for (uint32_t t : *b->state())
         if (t < b->tensors()->size() && b->tensors()->Get(t)->name() &&

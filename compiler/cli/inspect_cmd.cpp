@@ -9,16 +9,36 @@
 
 #include "compiler/cli/bundle_file.h"
 #include "compiler/cli/commands.h"
+#include "compiler/cli/token_ids.h"
+#include "compiler/tokenizer/tokenizer.h"
 #include "formats/bundle_layout.h"
 #include "formats/dtype.h"
 #include "formats/features.h"
 #include "formats/mgb_generated.h"
+#include "ir/types.h"
 
 namespace mgc {
 
 namespace {
 
 const char* kArenaNames[] = {"weights", "activations", "state"};
+
+// "tokenizer.json 9084490 bytes, 128256 token ids, stops at 128001,128009",
+// or why it does not load.
+std::string tokenizerLine(const mgb::Bundle& b, const std::string& path) {
+  std::string line = "tokenizer.json " + std::to_string(b.tokenizer()->size()) + " bytes, ";
+  try {
+    const tok::Tokenizer t(b.tokenizer()->str(), path + ": tokenizer.json");
+    line += std::to_string(t.vocabSize()) + " token ids";
+  } catch (const Error& e) {
+    return line + "does not load: " + e.what();
+  }
+  if (b.eos_token_ids()) {
+    std::vector<int64_t> eos(b.eos_token_ids()->begin(), b.eos_token_ids()->end());
+    line += ", stops at " + joinIds(eos);
+  }
+  return line;
+}
 
 const char* dtypeStr(mgb::DType t) {
   unsigned i = unsigned(t);
@@ -63,6 +83,7 @@ int inspectMain(int argc, char** argv) {
               b->producer() ? b->producer()->c_str() : "?");
   std::printf("  manifest %llu bytes, weights %llu bytes at offset %llu\n", (unsigned long long)h.manifest_size,
               (unsigned long long)h.weights_size, (unsigned long long)h.weights_offset);
+  if (b->tokenizer()) std::printf("  %s\n", tokenizerLine(*b, path).c_str());
   if (b->arenas()) {
     std::printf("arenas:\n");
     for (flatbuffers::uoffset_t i = 0; i < b->arenas()->size(); ++i) {

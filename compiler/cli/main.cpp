@@ -17,8 +17,9 @@ const char* kUsage =
     "  train BUNDLE.mgb --dataset NAME          train a training bundle on the device\n"
     "  export BUNDLE.mgb --weights CK -o OUT    inference bundle from a training bundle + checkpoint\n"
     "  run BUNDLE.mgb --input NAME=FILE.npy      run a bundle with libmgrt\n"
-    "  generate BUNDLE.mgb --prompt-ids 1,5,9    generate tokens (compile FOLDER --max-seq N: a generation bundle)\n"
+    "  generate BUNDLE.mgb --prompt TEXT         generate text (or --prompt-ids 1,5,9; compile FOLDER --max-seq N)\n"
     "  bench-decode BUNDLE.mgb [--tokens N]      time token-by-token decode\n"
+    "  tokenize BUNDLE.mgb --text T              text to token ids (--decode 1,2,3: ids to text)\n"
     "  inspect BUNDLE.mgb                        show what is inside a bundle\n"
     "  opt FILE.mgir [--pass NAME]...            run passes, print the IR\n"
     "  demo                                      compile and run the built-in example\n"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   if (cmd == "export") return mgc::exportMain(argc - 1, argv + 1);
   if (cmd == "generate") return mgc::generateMain(argc - 1, argv + 1);
   if (cmd == "bench-decode") return mgc::benchDecodeMain(argc - 1, argv + 1);
+  if (cmd == "tokenize") return mgc::tokenizeMain(argc - 1, argv + 1);
   std::fprintf(stderr, "mgc: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return mgc::kExitUsage;
 }

@@ -53,7 +53,7 @@ HostTensor iota(int64_t n) {
 }
 
 Graph buildEntry(const std::string& name, const ModelConfig& config, Checkpoint& weights, int64_t tokens,
-                 int64_t maxSeq, const Graph* donor) {
+                 int64_t maxSeq, const Graph* donor, WeightPacking linear) {
   GraphBuilder b;
   b.g.name = name;
   ChunkInputs in;
@@ -61,7 +61,7 @@ Graph buildEntry(const std::string& name, const ModelConfig& config, Checkpoint&
   ValueId position = b.g.addInput("position", TensorType{DType::I64, {1}});
   in.positions = b.emit(Op::Add, {position, b.addConstant("offsets", iota(tokens))}, {}, "positions");
   in.mask = b.causalMask("mask", in.positions, b.addConstant("cache_positions", iota(maxSeq)), DType::F32);
-  LlamaGraph model(config, weights, b, maxSeq, donor);
+  LlamaGraph model(config, weights, b, maxSeq, donor, linear);
   CacheKv kv(position, config, maxSeq);
   b.g.outputs.push_back(model.forward(in, kv, "logits"));
   return std::move(b.g);
@@ -69,7 +69,8 @@ Graph buildEntry(const std::string& name, const ModelConfig& config, Checkpoint&
 
 }  // namespace
 
-GenerationGraphs importCheckpointForGeneration(const std::string& dir, int64_t maxSeq, int64_t chunk) {
+GenerationGraphs importCheckpointForGeneration(const std::string& dir, int64_t maxSeq, int64_t chunk,
+                                              WeightPacking linear) {
   if (maxSeq < 1 || maxSeq > kMaxSeqLen)
     throw Error(dir + ": --max-seq " + std::to_string(maxSeq) + " is outside [1, " + std::to_string(kMaxSeqLen) + "]");
   if (chunk < 1 || chunk > maxSeq || maxSeq % chunk != 0)
@@ -78,8 +79,8 @@ GenerationGraphs importCheckpointForGeneration(const std::string& dir, int64_t m
   const ModelConfig config = readConfig(dir);
   Checkpoint weights(dir);
   GenerationGraphs r;
-  r.prefill = buildEntry("prefill", config, weights, chunk, maxSeq, nullptr);
-  r.decode = buildEntry("decode", config, weights, 1, maxSeq, &r.prefill);
+  r.prefill = buildEntry("prefill", config, weights, chunk, maxSeq, nullptr, linear);
+  r.decode = buildEntry("decode", config, weights, 1, maxSeq, &r.prefill, linear);
   requireAllTensorsUsed(weights, config);
   return r;
 }

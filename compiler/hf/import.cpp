@@ -15,7 +15,7 @@ bool isCheckpointDir(const std::string& dir) {
   return ::stat((dir + "/config.json").c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-Graph importCheckpoint(const std::string& dir, int64_t seqLen) {
+Graph importCheckpoint(const std::string& dir, int64_t seqLen, WeightPacking linear) {
   if (seqLen == 0) seqLen = kDefaultSeqLen;
   if (seqLen < 1 || seqLen > kMaxSeqLen)
     throw Error(dir + ": sequence length " + std::to_string(seqLen) + " is outside [1, " + std::to_string(kMaxSeqLen) +
@@ -32,7 +32,7 @@ Graph importCheckpoint(const std::string& dir, int64_t seqLen) {
   in.positions = b.addConstant("positions", std::move(positions));
   in.mask = b.causalMask("mask", in.positions, in.positions, DType::F32);
 
-  LlamaGraph model(config, weights, b, seqLen);
+  LlamaGraph model(config, weights, b, seqLen, nullptr, linear);
   ChunkOnlyKv kv;
   b.g.outputs.push_back(model.forward(in, kv, "logits"));
 

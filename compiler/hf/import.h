@@ -13,6 +13,7 @@
 #include <string>
 
 #include "ir/graph.h"
+#include "ir/qweights.h"
 
 namespace mgc::hf {
 
@@ -24,7 +25,8 @@ bool isCheckpointDir(const std::string& dir);
 
 // Builds the graph; seqLen = T (0: kDefaultSeqLen). Throws mgc::Error
 // naming the file and field / tensor on anything it cannot build exactly.
-Graph importCheckpoint(const std::string& dir, int64_t seqLen);
+// `linear`: how the linear layers hold their weights (--weights).
+Graph importCheckpoint(const std::string& dir, int64_t seqLen, WeightPacking linear = {});
 
 // The generation entry points (generation.cpp, docs/llm.md), sharing the
 // weights and a KV cache held as state, kv.<layer>.k / .v f32 [1, kvHeads,
@@ -40,12 +42,14 @@ Graph importCheckpoint(const std::string& dir, int64_t seqLen);
 struct GenerationGraphs {
   Graph prefill, decode;
 };
-GenerationGraphs importCheckpointForGeneration(const std::string& dir, int64_t maxSeq, int64_t chunk);
+GenerationGraphs importCheckpointForGeneration(const std::string& dir, int64_t maxSeq, int64_t chunk,
+                                              WeightPacking linear = {});
+
+class Checkpoint;
+struct ModelConfig;
 
 // Throws when the checkpoint holds tensors the model did not read
 // (config.json and the weights disagree).
-class Checkpoint;
-struct ModelConfig;
 void requireAllTensorsUsed(const Checkpoint& weights, const ModelConfig& config);
 
 }  // namespace mgc::hf

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "compiler/hf/rope.h"
 
@@ -15,8 +16,8 @@ std::string layerPrefix(int64_t layer) { return "model.layers." + std::to_string
 }  // namespace
 
 LlamaGraph::LlamaGraph(const ModelConfig& config, Checkpoint& weights, GraphBuilder& builder, int64_t ropePositions,
-                       const Graph* donor)
-    : c_(config), w_(weights), b_(builder), ropePositions_(ropePositions), donor_(donor) {}
+                       const Graph* donor, WeightPacking linear)
+    : c_(config), w_(weights), b_(builder), ropePositions_(ropePositions), donor_(donor), lw_(linear) {}
 
 std::pair<ValueId, ValueId> LlamaGraph::ropeRows(ValueId positions) {
   // Built on first use, after q_proj's shape has been checked against the
@@ -60,10 +61,33 @@ ValueId LlamaGraph::vector(const std::string& name, int64_t n) {
   return param(name, [&] { return w_.take(name, {n}); });
 }
 
+ValueId LlamaGraph::packedProduct(const std::string& weight, ValueId x, const std::function<HostTensor()>& rows,
+                                  const std::string& node, const std::string& outName) {
+  const WeightFormatInfo& info = weightFormatInfo(lw_.format);
+  std::optional<QuantizedWeight> packed;  // both constants from one read of the weight
+  auto pack = [&]() -> QuantizedWeight& {
+    if (!packed) {
+      HostTensor w = rows();
+      const std::string problem = quantizeProblem(lw_.format, w.type.shape[1], lw_.group);
+      if (!problem.empty()) throw Error(w_.source() + ": " + weight + ": --weights " + info.name + ": " + problem);
+      packed = quantizeWeight(w, lw_.format, lw_.group);
+    }
+    return *packed;
+  };
+  std::vector<ValueId> in{x, param(weight + "." + info.name, [&] { return std::move(pack().words); })};
+  if (info.scaled) in.push_back(param(weight + ".scales", [&] { return std::move(pack().scales); }));
+  return b_.emit(Op::QMatMul, std::move(in), {{"format", int64_t(lw_.format)}, {"group", lw_.group}}, node, outName);
+}
+
 ValueId LlamaGraph::linear(const std::string& prefix, ValueId x, int64_t in, int64_t out, bool bias) {
   const std::string name = prefix + ".weight";
-  ValueId w = param(name, [&] { return w_.takeTransposed(name, out, in); });
-  ValueId y = b_.emit(Op::MatMul, {x, w}, {}, prefix);
+  ValueId y;
+  if (lw_.format != WeightFormat::F32) {
+    y = packedProduct(name, x, [&] { return w_.take(name, {out, in}); }, prefix);
+  } else {
+    ValueId w = param(name, [&] { return w_.takeTransposed(name, out, in); });
+    y = b_.emit(Op::MatMul, {x, w}, {}, prefix);
+  }
   if (bias) y = b_.emit(Op::Add, {y, vector(prefix + ".bias", out)}, {}, prefix);
   return y;
 }
@@ -119,6 +143,10 @@ ValueId LlamaGraph::mlp(int64_t layer, ValueId x) {
 
 ValueId LlamaGraph::logits(ValueId h, const std::string& name) {
   const std::string embed = "model.embed_tokens.weight";
+  if (!c_.tieEmbeddings && lw_.format != WeightFormat::F32) {
+    const std::string head = "lm_head.weight";
+    return packedProduct(head, h, [&] { return w_.take(head, {c_.vocab, c_.hidden}); }, "lm_head", name);
+  }
   if (!c_.tieEmbeddings) {
     const std::string head = "lm_head.weight";
     ValueId w = param(head, [&] { return w_.takeTransposed(head, c_.vocab, c_.hidden); });
@@ -127,7 +155,7 @@ ValueId LlamaGraph::logits(ValueId h, const std::string& name) {
   // Tied: lm_head is embed_tokens (already in the graph: forward() reads
   // it first). A checkpoint that also stores lm_head must store the same
   // matrix, or config.json is lying about the tie.
-  ValueId w = param("lm_head.weight", [&] {
+  auto tiedRows = [&]() -> HostTensor {
     const HostTensor& table = *b_.g.value(params_.at(embed)).constant;
     if (w_.has("lm_head.weight")) {
       HostTensor head = w_.take("lm_head.weight", {c_.vocab, c_.hidden});
@@ -135,8 +163,12 @@ ValueId LlamaGraph::logits(ValueId h, const std::string& name) {
         throw Error(w_.source() + ": tie_word_embeddings is true in " + c_.file +
                     " but lm_head.weight differs from " + embed);
     }
-    return transposed(table);
-  });
+    return table;
+  };
+  // Packed: the embedding table stays f32 for the gather, lm_head gets
+  // its own packed copy (read every token, unlike one embedding row).
+  if (lw_.format != WeightFormat::F32) return packedProduct("lm_head.weight", h, tiedRows, "lm_head", name);
+  ValueId w = param("lm_head.weight", [&] { return transposed(tiedRows()); });
   return b_.emit(Op::MatMul, {h, w}, {}, "lm_head", name);
 }
 

@@ -27,6 +27,7 @@
 #include "compiler/hf/checkpoint.h"
 #include "compiler/hf/config.h"
 #include "ir/builder.h"
+#include "ir/qweights.h"
 
 namespace mgc::hf {
 
@@ -60,7 +61,7 @@ class LlamaGraph {
   // of the bundle) whose weight constants this one shares instead of
   // reading them again.
   LlamaGraph(const ModelConfig& config, Checkpoint& weights, GraphBuilder& builder, int64_t ropePositions,
-             const Graph* donor = nullptr);
+             const Graph* donor = nullptr, WeightPacking linear = {});
 
   // logits f32 [1, T, vocab], the value named `logitsName`.
   ValueId forward(const ChunkInputs& in, KvSource& kv, const std::string& logitsName);
@@ -71,6 +72,7 @@ class LlamaGraph {
   GraphBuilder& b_;
   int64_t ropePositions_;
   const Graph* donor_;
+  WeightPacking lw_;
   ValueId cos_ = kNoValue, sin_ = kNoValue;                  // [ropePositions, headDim], sin_ signed (rotaryHalfSigned)
   std::map<ValueId, std::pair<ValueId, ValueId>> ropeRows_;  // positions → its cos, sin rows
   std::map<std::string, ValueId> params_;                    // each weight loaded once
@@ -82,6 +84,9 @@ class LlamaGraph {
   ValueId vector(const std::string& name, int64_t n);
   // x · Wᵀ (+ b) for a PyTorch Linear stored [out, in].
   ValueId linear(const std::string& prefix, ValueId x, int64_t in, int64_t out, bool bias);
+  // x · Wᵀ with W [out, in] (`rows` loads it) packed as lw_ says: QMatMul.
+  ValueId packedProduct(const std::string& weight, ValueId x, const std::function<HostTensor()>& rows,
+                        const std::string& node, const std::string& outName = "");
   ValueId rmsNorm(const std::string& name, ValueId x, int64_t width);
 
   // cos, sin rows [T, headDim] of `positions`.

@@ -175,7 +175,9 @@ void castLike(NodeContext& c) {
   c.onlyAttrs({});
   static const int32_t kOnnxOf[] = {onnx::TensorProto::FLOAT, onnx::TensorProto::FLOAT16, onnx::TensorProto::DOUBLE,
                                     onnx::TensorProto::INT64, onnx::TensorProto::INT32,   onnx::TensorProto::INT8,
-                                    onnx::TensorProto::UINT8, onnx::TensorProto::BOOL,  onnx::TensorProto::BFLOAT16};
+                                    onnx::TensorProto::UINT8, onnx::TensorProto::BOOL,  onnx::TensorProto::BFLOAT16,
+                                    onnx::TensorProto::INT16, onnx::TensorProto::UINT16, onnx::TensorProto::UINT32,
+                                    onnx::TensorProto::UINT64};
   static_assert(sizeof(kOnnxOf) / sizeof(kOnnxOf[0]) == size_t(kNumDTypes), "DType table out of sync");
   castTo(c, c.input(0), kOnnxOf[size_t(c.type(c.input(1)).dtype)]);
 }

@@ -157,7 +157,8 @@ void mod(NodeContext& c) {
     q = c.emit(Op::Where, {negative, c.emit(Op::Ceil, {q}), c.emit(Op::Floor, {q})});
   }
   ValueId r = c.emit(Op::Sub, {x, c.emit(Op::Mul, {q, y})});
-  if (fmod || dt == DType::U8) return c.setOutput(0, r);
+  const bool isUnsigned = dt == DType::U8 || dt == DType::U16 || dt == DType::U32 || dt == DType::U64;
+  if (fmod || isUnsigned) return c.setOutput(0, r);
   ValueId zero = sc(c, r, 0.0);
   ValueId signsDiffer = c.emit(Op::Xor, {c.emit(Op::Less, {r, zero}), c.emit(Op::Less, {y, zero})});
   ValueId adjust = c.emit(Op::And, {c.emit(Op::Not, {c.emit(Op::Equal, {r, zero})}), signsDiffer});

@@ -8,11 +8,19 @@
 
 namespace mgc::onnximport {
 
-namespace {
-
 ValueId toF32(NodeContext& c, ValueId v) {
   return c.type(v).dtype == DType::F32 ? v : c.emit(Op::Cast, {v}, {{"to", int64_t(DType::F32)}});
 }
+
+ValueId quantize(NodeContext& c, ValueId scaled, ValueId zpF32, DType to) {
+  ValueId q = c.emit(Op::Round, {scaled});
+  if (zpF32 != kNoValue) q = c.emit(Op::Add, {q, zpF32});
+  double lo = to == DType::U8 ? 0 : -128, hi = to == DType::U8 ? 255 : 127;
+  q = c.emit(Op::Clip, {q}, {{"min", lo}, {"max", hi}});
+  return c.emit(Op::Cast, {q}, {{"to", int64_t(to)}});
+}
+
+namespace {
 
 // A per-axis parameter ([C] for axis a of rank r) reshaped to broadcast; a
 // scalar stays as is.
@@ -43,14 +51,6 @@ void dequantizeLinear(NodeContext& c) {
   c.emitOutput(0, Op::Mul, {v, perAxis(c, c.input(1), axis, rank)});
 }
 
-// saturate(round_half_even(v) + zp) into u8 / i8.
-ValueId quantize(NodeContext& c, ValueId scaled, ValueId zpF32, DType to) {
-  ValueId q = c.emit(Op::Round, {scaled});
-  if (zpF32 != kNoValue) q = c.emit(Op::Add, {q, zpF32});
-  double lo = to == DType::U8 ? 0 : -128, hi = to == DType::U8 ? 255 : 127;
-  q = c.emit(Op::Clip, {q}, {{"min", lo}, {"max", hi}});
-  return c.emit(Op::Cast, {q}, {{"to", int64_t(to)}});
-}
 
 void quantizeLinear(NodeContext& c) {
   c.onlyAttrs({"axis"});
@@ -146,21 +146,39 @@ void reverseSequence(NodeContext& c) {
   c.emitOutput(0, Op::GatherElements, {x, idx}, {{"axis", ta}});
 }
 
-// uint8 only (the types mgc has): x · 2^y or x / 2^y, wrapping like u8.
+// Unsigned integers: x · 2^y or x / 2^y in i32, wrapping to x's type. A
+// shift of the type's width or more gives 0; u64 values live in 32-bit
+// words on the device like i64 ones (the runtime refuses inputs past
+// 2^31 - 1), so a u64 result keeps its low 32 bits there.
 void bitShift(NodeContext& c) {
   c.onlyAttrs({"direction"});
   ValueId x = c.input(0), y = c.input(1);
-  if (c.type(x).dtype != DType::U8) c.unsupported("BitShift of " + c.type(x).str() + " is not supported (uint8 only)");
+  const DType dt = c.type(x).dtype;
+  int bits = 0;
+  switch (dt) {
+    case DType::U8: bits = 8; break;
+    case DType::U16: bits = 16; break;
+    case DType::U32: bits = 32; break;
+    case DType::U64: bits = 64; break;
+    default: c.unsupported("BitShift of " + c.type(x).str() + " is not supported (unsigned integers only)");
+  }
   std::string dir = c.attrString("direction");
-  // 2^y computed in i32 so a shift of 8 or more gives 256+ (not a wrapped 0).
+  if (dir != "LEFT" && dir != "RIGHT") c.fail("direction must be LEFT or RIGHT, got '" + dir + "'");
+  // Left shifts are clamped to min(width, 32): 2^32 wraps to 0 in i32, and
+  // 2^8 / 2^16 shift every bit out once the result wraps to u8 / u16.
   ValueId y32 = c.emit(Op::Cast, {y}, {{"to", int64_t(DType::I32)}});
   ValueId x32 = c.emit(Op::Cast, {x}, {{"to", int64_t(DType::I32)}});
-  ValueId p = c.emit(Op::Pow, {c.scalar(DType::I32, 2), c.emit(Op::Min, {y32, c.scalar(DType::I32, 16)})});
-  ValueId r;
-  if (dir == "LEFT") r = c.emit(Op::Mul, {x32, p});
-  else if (dir == "RIGHT") r = c.emit(Op::Div, {x32, p});
-  else c.fail("direction must be LEFT or RIGHT, got '" + dir + "'");
-  c.emitOutput(0, Op::Cast, {r}, {{"to", int64_t(DType::U8)}});
+  ValueId two = c.scalar(DType::I32, 2), r;
+  if (dir == "LEFT") {
+    r = c.emit(Op::Mul, {x32, c.emit(Op::Pow, {two, c.emit(Op::Min, {y32, c.scalar(DType::I32, std::min(bits, 32))})})});
+  } else {
+    // x < 2^31 in an i32, so a shift of 31 or more leaves 0 (and 2^30 is
+    // the largest divisor, never a wrapped 0).
+    ValueId p = c.emit(Op::Pow, {two, c.emit(Op::Min, {y32, c.scalar(DType::I32, 30)})});
+    ValueId big = c.emit(Op::GreaterOrEqual, {y32, c.scalar(DType::I32, 31)});
+    r = c.emit(Op::Where, {big, c.scalar(DType::I32, 0), c.emit(Op::Div, {x32, p})});
+  }
+  c.emitOutput(0, Op::Cast, {r}, {{"to", int64_t(dt)}});
 }
 
 }  // namespace

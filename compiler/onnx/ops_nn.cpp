@@ -114,25 +114,38 @@ void emitWindowed(NodeContext& c, const Window& w, Op op, std::vector<ValueId> i
   c.emitOutput(0, Op::Reshape, {y}, {{"shape", s}});
 }
 
-void conv(NodeContext& c) {
-  c.onlyAttrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
-  ValueId x = c.input(0), wt = c.input(1), bias = c.optInput(2);
+// A 1-D or 2-D Conv's IR inputs and attributes (1-D as 2-D).
+struct ConvNode {
+  Window w;
+  std::vector<ValueId> inputs;
+  Attrs attrs;
+};
+
+ConvNode prepareConv(NodeContext& c, ValueId x, ValueId wt, ValueId bias) {
   const TensorType xt = c.type(x), wtt = c.type(wt);
   if (xt.rank() < 3 || wtt.rank() != xt.rank())
     c.fail("input " + xt.str() + " and weight " + wtt.str() + " must have the same rank >= 3");
-  if (xt.rank() == 5) return conv3d(c);
   std::vector<int64_t> kernel(wtt.shape.begin() + 2, wtt.shape.end());
   if (c.hasAttr("kernel_shape") && c.attrInts("kernel_shape") != kernel)
     c.fail("kernel_shape does not match the weight " + wtt.str());
-  Window w = readWindow(c, spatialOf(xt), kernel, true);
-  if (w.oneD) {
+  ConvNode n;
+  n.w = readWindow(c, spatialOf(xt), kernel, true);
+  if (n.w.oneD) {
     x = to2d(c, x);
     wt = to2d(c, wt);
   }
-  std::vector<ValueId> ins{x, wt};
-  if (bias != kNoValue) ins.push_back(bias);
-  emitWindowed(c, w, Op::Conv, ins,
-               {{"strides", w.strides}, {"pads", w.pads}, {"dilations", w.dilations}, {"group", c.attrInt("group", 1)}});
+  n.inputs = {x, wt};
+  if (bias != kNoValue) n.inputs.push_back(bias);
+  n.attrs = {{"strides", n.w.strides}, {"pads", n.w.pads}, {"dilations", n.w.dilations}, {"group", c.attrInt("group", 1)}};
+  return n;
+}
+
+void conv(NodeContext& c) {
+  c.onlyAttrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+  const ValueId x = c.input(0), wt = c.input(1);
+  if (c.type(x).rank() == 5 && c.type(wt).rank() == 5) return conv3d(c);
+  ConvNode n = prepareConv(c, x, wt, c.optInput(2));
+  emitWindowed(c, n.w, Op::Conv, n.inputs, n.attrs);
 }
 
 void maxPool(NodeContext& c) {
@@ -220,6 +233,15 @@ void softmax(NodeContext& c) {
 }
 
 }  // namespace
+
+ValueId convValue(NodeContext& c, ValueId x, ValueId wt, ValueId bias) {
+  ConvNode n = prepareConv(c, x, wt, bias);
+  ValueId y = c.emit(Op::Conv, n.inputs, n.attrs);
+  if (!n.w.oneD) return y;
+  Shape s = c.type(y).shape;
+  s.erase(s.begin() + 2);
+  return reshapeTo(c, y, s);
+}
 
 void addNnConverters(ConverterTable& t) {
   t[{"", "MatMul"}] = matmul;

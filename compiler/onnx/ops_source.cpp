@@ -145,6 +145,13 @@ const ConverterTable& converters() {
     addCumSumConverters(t);
     addTopKConverters(t);
     addScatterNDConverters(t);
+    addTrainingConverters(t);
+    addWindowConverters(t);
+    addIntegerConverters(t);
+    addGridSampleConverters(t);
+    addDftConverters(t);
+    addDetConverters(t);
+    addMaxUnpoolConverters(t);
     return t;
   }();
   return table;

@@ -14,6 +14,11 @@ bool dtypeFromOnnx(int32_t onnxType, DType* out) {
     case onnx::TensorProto::INT8: *out = DType::I8; return true;
     case onnx::TensorProto::UINT8: *out = DType::U8; return true;
     case onnx::TensorProto::BOOL: *out = DType::Bool; return true;
+    case onnx::TensorProto::BFLOAT16: *out = DType::BF16; return true;
+    case onnx::TensorProto::INT16: *out = DType::I16; return true;
+    case onnx::TensorProto::UINT16: *out = DType::U16; return true;
+    case onnx::TensorProto::UINT32: *out = DType::U32; return true;
+    case onnx::TensorProto::UINT64: *out = DType::U64; return true;
     default: return false;
   }
 }
@@ -78,9 +83,12 @@ HostTensor tensorFromProto(const onnx::TensorProto& t, const std::string& what) 
     case DType::F16: case DType::BF16:  // int32_data holds the raw 16-bit patterns
       return fromTypedField(t.int32_data(), type, what, "int32_data",
                             [](HostTensor& h, int64_t i, int32_t v) { h.as<uint16_t>()[i] = uint16_t(v); });
-    case DType::I32: case DType::I8: case DType::U8: case DType::Bool:
+    case DType::I32: case DType::I8: case DType::U8: case DType::Bool: case DType::I16: case DType::U16:
       return fromTypedField(t.int32_data(), type, what, "int32_data",
                             [](HostTensor& h, int64_t i, int32_t v) { h.setI(i, v); });
+    case DType::U32: case DType::U64:
+      return fromTypedField(t.uint64_data(), type, what, "uint64_data",
+                            [](HostTensor& h, int64_t i, uint64_t v) { h.setI(i, int64_t(v)); });
   }
   throw Error(what + ": unreachable element type");
 }

@@ -107,6 +107,9 @@ uint execute(uint op, uint a, uint b, uint c, uint imm0, uint imm1) {
     case OP_F2H: return U(roundToHalf(x));
     case OP_I2I8: return U(bitfieldExtract(I(a), 0, 8));
     case OP_I2U8: return a & 255u;
+    case OP_I2I16: return U(bitfieldExtract(I(a), 0, 16));
+    case OP_I2U16: return a & 65535u;
+    case OP_F2BF: return U(roundToBf16(x));
     case OP_ADD_F: return U(x + y);
     case OP_ADD_I: return U(I(a) + I(b));
     case OP_SUB_F: return U(x - y);

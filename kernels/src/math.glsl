@@ -75,3 +75,12 @@ int f2iSat(float x) {
 }
 
 float roundToHalf(float x) { return unpackHalf2x16(packHalf2x16(vec2(x, 0.0))).x; }
+
+// x rounded to bfloat16 (the top 16 bits of an f32), to nearest, ties to
+// even; overflow becomes inf, a NaN stays a NaN.
+float roundToBf16(float x) {
+  if (isnan(x)) return x;
+  uint b = floatBitsToUint(x);
+  b += 0x7fffu + ((b >> 16) & 1u);
+  return uintBitsToFloat(b & 0xffff0000u);
+}

@@ -1,6 +1,7 @@
 // One 64x64 tile of a batched matmul over a range of K, shared by
 // matmul.comp and matmul_splitk.comp. The includer declares the operand
-// buffers `a` and `b` (f32) and the params block with matmul.comp's layout:
+// buffers `a` and `b` (f32; or defines B_ELEMENT(n, k) for op(B)[k, n]
+// instead of `b`) and the params block with matmul.comp's layout:
 // p[0] M, p[1] N, p[2] K, p[4..7] output batch dims, p[8..11] / p[12..15]
 // A / B batch strides, p[36] layout bits (trans_a, trans_b).
 #include "gemm_tile.glsl"
@@ -42,7 +43,11 @@ void tileProduct(uint row0, uint col0, uint kBegin, uint kEnd, uint offA, uint o
         uint row = row0 + ca.x, ka = k0 + ca.y;
         ra[l] = row < M && ka < kEnd ? a[offA + (ta ? ka * M + row : row * K + ka)] : 0.0;
         uint kb = k0 + cb.x, col = col0 + cb.y;
+#ifdef B_ELEMENT
+        rb[l] = col < N && kb < kEnd ? B_ELEMENT(col, kb) : 0.0;  // the includer's B (qmatmul.comp: decoded)
+#else
         rb[l] = col < N && kb < kEnd ? b[offB + (tb ? col * K + kb : kb * N + col)] : 0.0;
+#endif
       }
     }
     if (k0 > kBegin) multiplyTiles(tx, ty, acc);

@@ -45,7 +45,7 @@ bool fitsOperand(const Graph& g, const Node& n, ValueId operand, const TensorTyp
   const TensorType& t = g.type(operand);
   if (t.dtype != out.dtype) return false;
   if (t.shape == out.shape) return true;
-  return n.op == Op::MatMul && g.type(n.inputs[1]).rank() >= 2 && t.rank() >= 1 && t.rank() <= out.rank() &&
+  return hasRowOperands(g, n) && t.rank() >= 1 && t.rank() <= out.rank() &&
          t.shape.back() == out.shape.back() && t.numel() == out.shape.back();
 }
 
@@ -64,7 +64,7 @@ void fuseConvEpilogue(Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (dead[i]) continue;
     const Node& n = g.nodes[i];
-    if ((n.op != Op::Conv && n.op != Op::MatMul) || n.has("epilogue")) continue;
+    if ((n.op != Op::Conv && n.op != Op::MatMul && n.op != Op::QMatMul) || n.has("epilogue")) continue;
     const TensorType out = g.type(n.outputs[0]);
     if (out.dtype != DType::F32) continue;
     ValueId cur = n.outputs[0];
@@ -93,7 +93,8 @@ void fuseConvEpilogue(Graph& g) {
     if (chain.empty()) continue;
 
     Node fused = n;
-    if (fused.op == Op::Conv && fused.inputs.size() < 3) fused.inputs.push_back(kNoValue);  // bias slot
+    if ((fused.op == Op::Conv || fused.op == Op::QMatMul) && fused.inputs.size() < 3)
+      fused.inputs.push_back(kNoValue);  // Conv's bias, QMatMul's scales slot
     fused.inputs.insert(fused.inputs.end(), operands.begin(), operands.end());
     std::vector<int64_t> codes;
     std::vector<double> args;

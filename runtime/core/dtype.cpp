@@ -1,6 +1,7 @@
 #include "runtime/core/dtype.h"
 
 #include <cstring>
+#include <string>
 
 #include "runtime/core/status.h"
 
@@ -46,6 +47,13 @@ int64_t loadInt(DType t, const void* p, uint64_t i) {
     case DType::I64: return load<int64_t>(p, i);
     case DType::I8: return load<int8_t>(p, i);
     case DType::U8: return load<uint8_t>(p, i);
+    case DType::I16: return load<int16_t>(p, i);
+    case DType::U16: return load<uint16_t>(p, i);
+    case DType::U32: return load<uint32_t>(p, i);
+    case DType::U64: {  // past INT64_MAX saturates: it fits no device type
+      const uint64_t v = load<uint64_t>(p, i);
+      return v > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(v);
+    }
     case DType::Bool: return load<uint8_t>(p, i) ? 1 : 0;
     default: return load<int32_t>(p, i);
   }
@@ -57,6 +65,10 @@ void storeInt(DType t, void* p, uint64_t i, int64_t v) {
     case DType::I64: store<int64_t>(p, i, v); return;
     case DType::I8: store<int8_t>(p, i, int8_t(uint8_t(uint64_t(v) & 0xffu))); return;
     case DType::U8: store<uint8_t>(p, i, uint8_t(uint64_t(v) & 0xffu)); return;
+    case DType::I16: store<int16_t>(p, i, int16_t(uint16_t(uint64_t(v) & 0xffffu))); return;
+    case DType::U16: store<uint16_t>(p, i, uint16_t(uint64_t(v) & 0xffffu)); return;
+    case DType::U32: store<uint32_t>(p, i, uint32_t(uint64_t(v) & 0xffffffffu)); return;
+    case DType::U64: store<uint64_t>(p, i, uint64_t(v)); return;
     case DType::Bool: store<uint8_t>(p, i, v != 0 ? 1 : 0); return;
     default: store<int32_t>(p, i, int32_t(v)); return;
   }
@@ -105,10 +117,11 @@ mgrt_status toDevice(mgb::DType extType, mgb::DType devType, const void* src, ui
   }
   for (uint64_t i = 0; i < numel; ++i) {  // check all first: fail without a partial write
     const int64_t v = loadInt(ext, src, i);
-    if (!fits(dev, v))
-      return fail(MGRT_INVALID_ARGUMENT, "input '%s' element %llu: value %lld does not fit the device's %s",
-                  tensor, (unsigned long long)i, (long long)v,
-                  dev == DType::I32 ? "32-bit integers" : mgb::dtype::name(dev));
+    if (!fits(dev, v)) {
+      const std::string value = ext == DType::U64 ? std::to_string(load<uint64_t>(src, i)) : std::to_string(v);
+      return fail(MGRT_INVALID_ARGUMENT, "input '%s' element %llu: value %s does not fit the device's %s", tensor,
+                  (unsigned long long)i, value.c_str(), dev == DType::I32 ? "32-bit integers" : mgb::dtype::name(dev));
+    }
   }
   for (uint64_t i = 0; i < numel; ++i) storeInt(dev, dst, i, loadInt(ext, src, i));
   return MGRT_OK;

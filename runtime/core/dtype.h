@@ -26,8 +26,12 @@ MGRT_SAME_DTYPE(MGRT_I8, I8);
 MGRT_SAME_DTYPE(MGRT_U8, U8);
 MGRT_SAME_DTYPE(MGRT_BOOL, Bool);
 MGRT_SAME_DTYPE(MGRT_BF16, BF16);
+MGRT_SAME_DTYPE(MGRT_I16, I16);
+MGRT_SAME_DTYPE(MGRT_U16, U16);
+MGRT_SAME_DTYPE(MGRT_U32, U32);
+MGRT_SAME_DTYPE(MGRT_U64, U64);
 #undef MGRT_SAME_DTYPE
-static_assert(mgb::dtype::kCount == 9, "a new dtype needs its mgrt_dtype value in mgrt.h");
+static_assert(mgb::dtype::kCount == 13, "a new dtype needs its mgrt_dtype value in mgrt.h");
 
 inline mgb::dtype::DType shared(mgb::DType t) { return mgb::dtype::DType(uint8_t(t)); }
 

@@ -42,11 +42,15 @@ typedef enum mgrt_status {
 } mgrt_status;
 
 /* Element types; new ones are only ever appended. BF16 is bfloat16 (the top
- * 16 bits of an f32), converted rounding to nearest even like F16. */
+ * 16 bits of an f32), converted rounding to nearest even like F16. The
+ * compiler keeps I16, U16, U32 and U64 tensors as 32-bit signed words on the
+ * device: an input value outside [-2^31, 2^31) is refused with
+ * MGRT_INVALID_ARGUMENT, and outputs wrap to their width like a C cast. */
 typedef enum mgrt_dtype {
   MGRT_F32 = 0, MGRT_F16 = 1, MGRT_F64 = 2, MGRT_I64 = 3,
   MGRT_I32 = 4, MGRT_I8 = 5, MGRT_U8 = 6, MGRT_BOOL = 7,
-  MGRT_BF16 = 8
+  MGRT_BF16 = 8, MGRT_I16 = 9, MGRT_U16 = 10, MGRT_U32 = 11,
+  MGRT_U64 = 12
 } mgrt_dtype;
 
 typedef struct mgrt_context mgrt_context;

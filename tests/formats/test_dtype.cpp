@@ -54,14 +54,18 @@ TEST_CASE("the name table: every name parses back, sizes and kinds", "[formats][
   CHECK_FALSE(dt::parse("", &out));
   CHECK_FALSE(dt::parse("F32", &out));  // the IR spells types in lower case
   CHECK(out == DType::F32);
-  CHECK(dt::isValid(8));
-  CHECK_FALSE(dt::isValid(9));
-  CHECK(std::string(safetensors::dtypeName(9)) == "?");
+  CHECK(dt::isValid(12));
+  CHECK_FALSE(dt::isValid(13));
+  CHECK(std::string(safetensors::dtypeName(13)) == "?");
 
   CHECK(int(DType::BF16) == 8);  // appended: older bundles keep their numbers
   CHECK(std::string(dt::name(DType::BF16)) == "bf16");
   CHECK(std::string(safetensors::dtypeName(8)) == "BF16");
-  const size_t sizes[] = {4, 2, 8, 8, 4, 1, 1, 1, 2};
+  CHECK(int(DType::I16) == 9);
+  CHECK(int(DType::U64) == 12);
+  CHECK(std::string(safetensors::dtypeName(12)) == "U64");
+  const size_t sizes[] = {4, 2, 8, 8, 4, 1, 1, 1, 2, 2, 2, 4, 8};
+  static_assert(sizeof sizes / sizeof sizes[0] == size_t(dt::kCount), "one size per dtype");
   for (int i = 0; i < dt::kCount; ++i) CHECK(dt::size(DType(i)) == sizes[i]);
   CHECK(dt::isFloat(DType::BF16));
   CHECK(dt::isFloat(DType::F64));
@@ -79,7 +83,8 @@ TEST_CASE("device representation and which device dtypes a type may use", "[form
     CHECK_FALSE(dt::canStoreOnDevice(t, DType::I32));
     CHECK_FALSE(dt::canStoreOnDevice(t, DType::F64));
   }
-  for (DType t : {DType::I64, DType::I32, DType::I8, DType::U8, DType::Bool}) {
+  for (DType t : {DType::I64, DType::I32, DType::I8, DType::U8, DType::Bool, DType::I16, DType::U16, DType::U32,
+                  DType::U64}) {
     CHECK(dt::deviceDType(t) == DType::I32);
     CHECK(dt::deviceSize(t) == 4);
     CHECK(dt::canStoreOnDevice(t, DType::I32));
@@ -90,6 +95,9 @@ TEST_CASE("device representation and which device dtypes a type may use", "[form
   CHECK(dt::canStoreOnDevice(DType::Bool, DType::Bool));
   CHECK_FALSE(dt::canStoreOnDevice(DType::I32, DType::I8));  // no silent narrowing
   CHECK_FALSE(dt::canStoreOnDevice(DType::U8, DType::I8));
+  CHECK(dt::canStoreOnDevice(DType::I16, DType::I16));
+  CHECK_FALSE(dt::canStoreOnDevice(DType::U32, DType::U32));  // kernels compute on signed words
+  CHECK_FALSE(dt::canStoreOnDevice(DType::U64, DType::U64));  // no 64-bit storage
 }
 
 TEST_CASE("f16: every value round-trips, specials and ties to even", "[formats][dtype]") {

@@ -12,6 +12,8 @@
 #include "compiler/hf/config.h"
 #include "compiler/hf/shard_index.h"
 #include "compiler/onnx/import.h"
+#include "compiler/tokenizer/tokenizer.h"
+#include "compiler/tokenizer/utf8.h"
 #include "formats/bundle_layout.h"
 #include "formats/idx.h"
 #include "formats/npy.h"
@@ -188,6 +190,22 @@ void hfJson(const uint8_t* data, size_t size) {
       if (shard.find('/') != std::string::npos || shard.rfind('.', 0) == 0) contractBroken("shard name leaves the folder");
   } catch (const mgc::Error& e) {
     if (std::strlen(e.what()) == 0) contractBroken("index refusal without a message");
+  }
+}
+
+void tokenizer(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const mgc::tok::Tokenizer t(text, "tokenizer.json");
+    const std::vector<int64_t> ids = t.encode("Hello, world! 12345 caf\xC3\xA9 \xE4\xBD\xA0\xE5\xA5\xBD \xF0\x9F\x98\x80 <|x|>\n", true);
+    for (int64_t id : ids)
+      if (id < 0 || id >= t.vocabSize()) contractBroken("encode produced an id outside the vocabulary");
+    const std::string decoded = t.decode(ids, false);
+    if (!mgc::tok::isValidUtf8(decoded)) contractBroken("decode produced invalid UTF-8");
+    mgc::tok::StreamDecoder stream(t, true);
+    for (int64_t id : ids) stream.push(id);
+  } catch (const mgc::Error& e) {
+    if (std::strlen(e.what()) == 0) contractBroken("tokenizer refusal without a message");
   }
 }
 

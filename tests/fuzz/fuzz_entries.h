@@ -32,6 +32,11 @@ void pipelineCache(const uint8_t* data, size_t size);
 // escape, and an accepted config is self-consistent.
 void hfJson(const uint8_t* data, size_t size);
 
+// compiler/tokenizer: the input as tokenizer.json; when it loads, a fixed
+// text (ASCII, CJK, emoji, an added-token-like "<|x|>") encoded, decoded,
+// and streamed id by id. Only mgc::Error may escape.
+void tokenizer(const uint8_t* data, size_t size);
+
 // formats/idx: parse (from bytes), and for an accepted rank-1 array, the
 // dataset step that turns it into labels (makeDataset).
 void idx(const uint8_t* data, size_t size);

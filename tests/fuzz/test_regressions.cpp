@@ -55,6 +55,7 @@ const Target kTargets[] = {{"bundle", mgc_fuzz::bundle},
                            {"safetensors", mgc_fuzz::safetensors},
                            {"pipeline_cache", mgc_fuzz::pipelineCache},
                            {"hf_json", mgc_fuzz::hfJson},
+                           {"tokenizer", mgc_fuzz::tokenizer},
                            {"idx", mgc_fuzz::idx},
                            {"cli", mgc_fuzz::cli}};
 

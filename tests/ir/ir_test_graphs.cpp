@@ -4,6 +4,8 @@
 #include <limits>
 #include <string>
 
+#include "ir/qweights.h"
+
 namespace mgc::testing {
 
 HostTensor patternTensor(const TensorType& type, uint32_t seed) {
@@ -156,6 +158,12 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
       NodeId n = b.g.addNode(op, "state_write", {cache, row, b.g.addConstant("cache_offset", at)},
                              {{"axis", int64_t(0)}});
       b.g.stateUpdates.push_back({cache, b.g.nodes[size_t(n)].outputs[0]});
+      return;
+    }
+    case Op::QMatMul: {  // int4 weights [5, 32] in groups of 16, applied to 3 rows
+      QuantizedWeight q = quantizeWeight(patternTensor({DType::F32, {5, 32}}, 91), WeightFormat::Int4, 16);
+      b.out(op, {b.constant(DType::F32, {3, 32}), b.g.addConstant("qwords", q.words), b.g.addConstant("qscales", q.scales)},
+            {{"format", int64_t(WeightFormat::Int4)}, {"group", int64_t(16)}});
       return;
     }
     case Op::FusedEltwise:  // (x * y) + 0.5, then leaky_relu

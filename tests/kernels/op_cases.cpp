@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "ir/qweights.h"
+
 namespace mgc::test {
 
 namespace {
@@ -65,6 +67,9 @@ void unaryCases(Builder& b) {
   cast("i32->u8", T(DType::I32, {5, 7}), DType::U8, Fill{Fill::Index, 300});
   cast("bool->f32", T(DType::Bool, {5, 7}), DType::F32, Fill{Fill::Bool, 0});
   cast("i32->i64", T(DType::I32, {5, 7}), DType::I64, Fill{Fill::SmallInt, 0});
+  cast("i32->i16", T(DType::I32, {5, 7}), DType::I16, Fill{Fill::Index, 40000});
+  cast("i32->u16", T(DType::I32, {5, 7}), DType::U16, Fill{Fill::Index, 70000});
+  cast("f32->bf16", F(s), DType::BF16);
 }
 
 void binaryCases(Builder& b) {
@@ -160,6 +165,32 @@ void nnCases(Builder& b) {
         {N(F({1, 3, 3, 1, 64})), N(F({1, 3, 1, 37, 64}))}, tb);
   b.add("matvec bias+residual", Op::MatMul, {N(F({2, 1, 130})), N(F({130, 65})), N(F({65})), N(F({2, 1, 65}))},
         epi({7, 7}, {0, 0, 0, 0}));
+  // Packed low-bit weights (QMatMul): qmatvec.comp up to 4 rows, qmatmul.comp's tiles above, every
+  // format, odd N, epilogues (row-vector bias, residual, activation).
+  auto qm = [&](const std::string& label, WeightFormat f, Shape x, int64_t n, int64_t group,
+                std::vector<std::pair<TensorType, Fill>> epiOps = {}, Attrs extra = {}) {
+    const int64_t K = x.back(), per = weightsPerWord(f);
+    std::vector<std::pair<TensorType, Fill>> ins{N(F(x)), {T(DType::I32, {n, K / per}), Fill{Fill::Words, int64_t(f)}}};
+    if (weightFormatInfo(f).scaled) ins.push_back({F({n, K / group}), Fill{Fill::Scales, 0}});
+    Attrs a = std::move(extra);
+    a["format"] = int64_t(f);
+    a["group"] = group;
+    ins.insert(ins.end(), epiOps.begin(), epiOps.end());
+    b.add("qmatmul " + label, Op::QMatMul, std::move(ins), std::move(a));
+  };
+  qm("f16 matvec 1x64 n70", WeightFormat::F16, {1, 64}, 70, 0);
+  qm("int8 matvec 2 rows bias+residual", WeightFormat::Int8, {2, 1, 128}, 45, 32, {N(F({45})), N(F({2, 1, 45}))},
+     epi({7, 7}, {0, 0, 0, 0}));
+  qm("int4 matvec 4 rows n33", WeightFormat::Int4, {4, 96}, 33, 32);
+  qm("int8 matvec 1 row relu", WeightFormat::Int8, {1, 1, 192}, 19, 64, {}, epi({1}, {0, 0}));
+  qm("f16 matvec 1 row, rows of 35 words (word path)", WeightFormat::F16, {1, 70}, 13, 0);
+  qm("int4 matvec 1x8192 (16-byte loads, 4 in flight)", WeightFormat::Int4, {1, 8192}, 11, 64);
+  qm("ternary matvec 1x256 n9", WeightFormat::Ternary, {1, 256}, 9, 64);
+  qm("int4 matvec long row (4 words in flight)", WeightFormat::Int4, {1, 2048}, 17, 128);
+  qm("int4 tiled 2x35x64 n67", WeightFormat::Int4, {2, 35, 64}, 67, 32);
+  qm("f16 tiled 67x130 n65", WeightFormat::F16, {67, 130}, 65, 0);
+  qm("int8 tiled bias relu", WeightFormat::Int8, {70, 96}, 66, 48, {N(F({66}))}, epi({7, 1}, {0, 0, 0, 0}));
+  qm("ternary tiled 5 rows", WeightFormat::Ternary, {5, 64}, 40, 32);
   // Few output tiles, long K: split-K (conv2d_splitk between two conv2d_finish passes, lower_conv.cpp),
   // slices not a multiple of the k step, the last one shorter.
   b.add("conv split-k 3x3 bias+residual+relu", Op::Conv,
@@ -335,6 +366,15 @@ HostTensor makeInput(const OpCase& c, size_t k, uint32_t seed) {
       case Fill::Bool: t.setI(i, r & 1); break;
       case Fill::SmallInt: t.setI(i, int64_t(r % 9) - 4); break;
       case Fill::Fixed: t.setI(i, f.range); break;
+      case Fill::Scales: t.setF(i, (1.0 + 3.0 * u) / 128.0); break;
+      case Fill::Words:
+        if (f.range == int64_t(WeightFormat::F16)) {
+          uint32_t lo = floatToHalf(float(u * 4.0 - 2.0)), hi = floatToHalf(float(double(mix(r) % 4096) / 1024.0 - 2.0));
+          t.setI(i, int32_t(lo | hi << 16));
+        } else {
+          t.setI(i, int32_t(r));
+        }
+        break;
     }
   }
   return t;

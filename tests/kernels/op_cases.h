@@ -11,8 +11,12 @@ namespace mgc::test {
 
 // How to fill one graph input with test data.
 struct Fill {
-  enum Kind { Normal, Positive, Index, Bool, SmallInt, Fixed } kind = Normal;
-  int64_t range = 0;  // Index: values in [-range, range); Fixed: every element is `range`
+  enum Kind { Normal, Positive, Index, Bool, SmallInt, Fixed, Words, Scales } kind = Normal;
+  // Index: values in [-range, range); Fixed: every element is `range`;
+  // Words: packed QMatMul weights of format `range` (ir/qweights.h): random
+  // fields, or two halves in [-2, 2) for f16; Scales: floats in [1/128, 1/32)
+  // (a group's max |w| / 127 for weights of magnitude ~1)
+  int64_t range = 0;
 };
 
 struct OpCase {

@@ -132,11 +132,43 @@ TEST_CASE("unsupported lowerings throw errors naming the node") {
     g.addNode(Op::MatMul, "bad", {a, b});
     expectError(g, "f32");
   }
-  {
+  {  // 7 dims that cannot merge: the outer one is peeled, 300 dispatches are too many
+    Graph g;
+    ValueId x = g.addInput("x", {DType::F32, {2, 3, 2, 3, 2, 3, 300}});
+    g.addNode(Op::Transpose, "bad", {x}, {{"perm", std::vector<int64_t>{6, 5, 4, 3, 2, 1, 0}}});
+    expectError(g, "more than 256 dispatches");
+  }
+  {  // an outer dim that pads cannot be peeled
     Graph g;
     ValueId x = g.addInput("x", {DType::F32, {2, 3, 2, 3, 2, 3, 2}});
-    g.addNode(Op::Transpose, "bad", {x}, {{"perm", std::vector<int64_t>{6, 5, 4, 3, 2, 1, 0}}});
-    expectError(g, "at most 6");
+    g.addNode(Op::Pad, "bad", {x}, {{"pads", std::vector<int64_t>{1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0}}});
+    expectError(g, "with padding on an outer one");
+  }
+}
+
+TEST_CASE("copy: dims that walk as one merge, past 6 the outer ones are peeled") {
+  {  // a transpose of the two outer axes of [4,5,6,7]: 5·... the inner [6,7] merge into one dim of 42
+    Graph g;
+    ValueId x = g.addInput("x", {DType::F32, {4, 5, 6, 7}});
+    g.addNode(Op::Transpose, "t", {x}, {{"perm", std::vector<int64_t>{1, 0, 2, 3}}});
+    std::vector<DispatchPlan> plans = lowerNode(g, g.nodes[0]);
+    REQUIRE(plans.size() == 1);
+    const std::vector<uint32_t>& p = plans[0].params;
+    // dims are right-aligned in 6 slots: 3 no-op slots, then 5, 4, 42
+    CHECK(p[4 + 6 * 3] == 5);
+    CHECK(p[4 + 6 * 4] == 4);
+    CHECK(p[4 + 6 * 5] == 42);
+  }
+  {  // 7 dims that cannot merge: one dispatch per index of the outermost
+    Graph g;
+    ValueId x = g.addInput("x", {DType::F32, {2, 3, 2, 3, 2, 3, 2}});
+    g.addNode(Op::Transpose, "t", {x}, {{"perm", std::vector<int64_t>{6, 5, 4, 3, 2, 1, 0}}});
+    std::vector<DispatchPlan> plans = lowerNode(g, g.nodes[0]);
+    REQUIRE(plans.size() == 2);
+    CHECK(plans[0].params[1] == 0);        // output offsets: 0 and one out[0] stride (3·2·3·2·3·2)
+    CHECK(plans[1].params[1] == 216);
+    CHECK(plans[0].params[3] == 0);        // source offsets: in[6] index 0 and 1 (stride 1)
+    CHECK(plans[1].params[3] == 1);
   }
 }
 

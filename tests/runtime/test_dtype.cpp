@@ -193,7 +193,7 @@ TEST_CASE("a device dtype that cannot hold the tensor, or a size for another wid
   expectRefused(identitySpec(MGRT_F64, {4}, MGRT_F64), "device dtype F64 cannot hold external dtype F64");
   expectRefused(identitySpec(MGRT_I64, {4}, MGRT_I64), "device dtype I64 cannot hold");
   s = identitySpec(MGRT_F32, {4});
-  s.tensors[0].deviceDtype = 9;  // past the last dtype
+  s.tensors[0].deviceDtype = 13;  // past the last dtype
   expectRefused(s, "device dtype invalid cannot hold");
 }
 
@@ -240,5 +240,32 @@ TEST_CASE("state stored as f16 on the device: read, write, save and load", "[run
   CHECK(v[2] == -3.0f);
   std::remove(path.c_str());
   mgrt_model_destroy(m);
+  CHECK(mgrt_context_validation_messages(context()) == 0);
+}
+
+TEST_CASE("i16, u16, u32 and u64 live in 32-bit words: exact within range, refused past it", "[runtime][dtype]") {
+  const std::vector<int16_t> i16 = {-32768, -1, 0, 7, 32767};
+  CHECK(roundTrip<int16_t>(MGRT_I16, i16) == i16);
+  const std::vector<uint16_t> u16 = {0, 1, 40000, 65535};
+  CHECK(roundTrip<uint16_t>(MGRT_U16, u16) == u16);
+  const std::vector<uint32_t> u32 = {0, 1, 0x7fffffffu};
+  CHECK(roundTrip<uint32_t>(MGRT_U32, u32) == u32);
+  const std::vector<uint64_t> u64 = {0, 5, 0x7fffffffull};
+  CHECK(roundTrip<uint64_t>(MGRT_U64, u64) == u64);
+  // Values a signed 32-bit word cannot hold are refused, naming the element.
+  auto refused = [](uint8_t dtype, const void* data, size_t bytes, const char* needle) {
+    mgrt_model* m = load(mgb::writeBundle(identitySpec(dtype, {2})));
+    mgrt_session* s = nullptr;
+    REQUIRE(mgrt_session_create(m, "identity", &s) == MGRT_OK);
+    CHECK(mgrt_session_set_input(s, "x", data, bytes) == MGRT_INVALID_ARGUMENT);
+    INFO(mgrt_last_error());
+    CHECK(std::string(mgrt_last_error()).find(needle) != std::string::npos);
+    mgrt_session_destroy(s);
+    mgrt_model_destroy(m);
+  };
+  const uint32_t big32[2] = {1, 0x80000000u};
+  refused(MGRT_U32, big32, sizeof big32, "element 1: value 2147483648 does not fit");
+  const uint64_t big64[2] = {0xffffffffffffffffull, 3};
+  refused(MGRT_U64, big64, sizeof big64, "element 0: value 18446744073709551615 does not fit");
   CHECK(mgrt_context_validation_messages(context()) == 0);
 }

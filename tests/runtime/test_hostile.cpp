@@ -233,3 +233,30 @@ TEST_CASE("bad calls on a good session are refused", "[runtime][hostile]") {
   mgrt_context_destroy(nullptr);
   CHECK(mgrt_context_validation_messages(context()) == 0);
 }
+
+TEST_CASE("a zero-element tensor is legal with size 0 and refused with any other size", "[runtime][hostile]") {
+  // f32[2,0]: loads, runs (no copy is recorded), and reads back as 0 bytes.
+  mgrt_model* m = load(mgb::writeBundle(identitySpec(MGRT_F32, {2, 0})));
+  mgrt_session* s = nullptr;
+  REQUIRE(mgrt_session_create(m, "identity", &s) == MGRT_OK);
+  mgrt_tensor_info info;
+  REQUIRE(mgrt_session_output_info(s, 0, &info) == MGRT_OK);
+  CHECK(info.bytes == 0);
+  float unused = 0.0f;
+  CHECK(mgrt_session_set_input(s, "x", &unused, 0) == MGRT_OK);
+  CHECK(mgrt_session_set_input(s, "x", &unused, 4) == MGRT_INVALID_ARGUMENT);
+  REQUIRE(mgrt_session_run(s) == MGRT_OK);
+  CHECK(mgrt_session_get_output(s, "x", &unused, 0) == MGRT_OK);
+  mgrt_session_destroy(s);
+  mgrt_model_destroy(m);
+  // The same tensor claiming a word of storage is a lie about its shape.
+  mgb::BundleSpec spec = identitySpec(MGRT_F32, {2, 0});
+  spec.arenas[1].size = 256;
+  spec.tensors[0].size = 4;
+  const std::vector<uint8_t> bytes = mgb::writeBundle(spec);
+  m = nullptr;
+  CHECK(mgrt_model_load(context(), bytes.data(), bytes.size(), &m) == MGRT_INVALID_BUNDLE);
+  CHECK(m == nullptr);
+  CHECK(std::string(mgrt_last_error()).find("tensor 0 ('x'): size 4 bytes but its 0 elements need 0") != std::string::npos);
+  CHECK(mgrt_context_validation_messages(context()) == 0);
+}

@@ -82,4 +82,21 @@ check_app "$work/app-cmake/c_app" "$work/model.mgb" "$cache"
 printf 'garbage' >"$cache"
 "$work/app-cmake/c_app" "$work/model.mgb" "$cache" 2>"$work/note.txt" >/dev/null || fail "c_app failed on a damaged cache"
 grep -q "ignored" "$work/note.txt" || fail "no note about the damaged cache: $(cat "$work/note.txt")"
+# Generation through the C API alone (examples/c_generate): the installed
+# mgc compiles the Llama test checkpoint (tests/compiler/hf/make_checkpoints.py)
+# into prefill + decode; the app's greedy ids must be PyTorch's.
+hf=$build/fixtures/hf/llama
+[[ -f $hf/gen_ids.npy ]] || fail "no $hf/gen_ids.npy (the gen_hf_checkpoints fixture)"
+"$P/bin/mgc" compile "$hf" --max-seq 48 --prefill-chunk 16 -o "$work/gen.mgb" -q
+ids() { /usr/bin/python3 -c "import numpy, sys; print(','.join(str(int(v)) for v in numpy.load(sys.argv[1])))" "$1"; }
+prompt=$(ids "$hf/gen_prompt.npy")
+want=$(ids "$hf/gen_ids.npy")
+cmake -S examples/c_generate -B "$work/gen-app" -G Ninja -DCMAKE_PREFIX_PATH="$P" \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_C_FLAGS="$sanitize" >"$work/gen-app.log"
+cmake --build "$work/gen-app" >>"$work/gen-app.log"
+got=$("$work/gen-app/c_generate" "$work/gen.mgb" "$prompt" 24 | tail -1) || fail "c_generate exited with $?"
+[[ $got == "$want" ]] || fail "c_generate printed $got, PyTorch chose $want"
+"$work/gen-app/c_generate" "$work/gen.mgb" "$prompt" 40 2>"$work/gen-err.txt" >/dev/null && fail "c_generate ran past --max-seq"
+grep -q "need more than the bundle's 48 positions" "$work/gen-err.txt" || fail "c_generate's error: $(cat "$work/gen-err.txt")"
+
 echo "sdk_install: ok ($P)"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -20,6 +21,38 @@ std::vector<std::string> inputsThatMustBeConstant(const std::string& message) {
   return names;
 }
 
+namespace {
+
+// The graph inputs that `names` are computed from: a name that is a graph
+// input stands for itself; a node output stands for the graph inputs its
+// producers read, transitively (e.g. a Range limit computed from a size
+// input); initializers are constants already. A name nothing produces is
+// kept, so that the caller reports it.
+std::set<std::string> graphInputsBehind(const onnx::GraphProto& g, const std::set<std::string>& initializers,
+                                        const std::vector<std::string>& names) {
+  std::map<std::string, const onnx::NodeProto*> producer;
+  for (const auto& n : g.node())
+    for (const std::string& o : n.output()) producer[o] = &n;
+  std::set<std::string> inputs, seen;
+  for (const auto& in : g.input()) inputs.insert(in.name());
+  std::set<std::string> found;
+  std::vector<std::string> work(names.begin(), names.end());
+  while (!work.empty()) {
+    const std::string name = work.back();
+    work.pop_back();
+    if (name.empty() || initializers.count(name) || !seen.insert(name).second) continue;
+    auto it = producer.find(name);
+    if (inputs.count(name) || it == producer.end()) {
+      found.insert(name);
+      continue;
+    }
+    for (const std::string& i : it->second->input()) work.push_back(i);
+  }
+  return found;
+}
+
+}  // namespace
+
 bool bindInputs(const std::string& modelPath, const std::vector<std::string>& names, const std::string& dataDir,
                 const std::string& outPath, std::string* err) {
   onnx::ModelProto model;
@@ -33,7 +66,7 @@ bool bindInputs(const std::string& modelPath, const std::vector<std::string>& na
   onnx::GraphProto* g = model.mutable_graph();
   std::set<std::string> initializers;
   for (const auto& init : g->initializer()) initializers.insert(init.name());
-  std::set<std::string> pending(names.begin(), names.end());
+  std::set<std::string> pending = graphInputsBehind(*g, initializers, names);
   google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept;
   int position = 0;  // among non-initializer inputs: input_<position>.pb
   for (const auto& in : g->input()) {

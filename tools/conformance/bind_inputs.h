@@ -15,11 +15,13 @@ namespace mgc::conformance {
 // without duplicates.
 std::vector<std::string> inputsThatMustBeConstant(const std::string& message);
 
-// Writes to outPath the model at modelPath with each of `names` (graph
-// inputs, not initializers) turned into an initializer holding
+// Writes to outPath the model at modelPath with each of `names` turned
+// into an initializer holding
 // dataDir/input_<k>.pb, k being its position among the graph's
-// non-initializer inputs. False (with *err) when a name is not such an
-// input or its data file is missing.
+// non-initializer inputs. A name that a node computes stands for the graph
+// inputs it is computed from (a Range limit derived from a size input).
+// False (with *err) when a name leads to no graph input or a data file is
+// missing.
 bool bindInputs(const std::string& modelPath, const std::vector<std::string>& names, const std::string& dataDir,
                 const std::string& outPath, std::string* err);
 

@@ -62,7 +62,18 @@ bool saysUnsupported(const std::string& message) {
 struct ModelIo {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
+  std::vector<bool> inputIsBf16, outputIsBf16;  // declared BFLOAT16
 };
+
+bool declaredBf16(const onnx::ValueInfoProto& v) {
+  return v.type().has_tensor_type() && v.type().tensor_type().elem_type() == onnx::TensorProto::BFLOAT16;
+}
+
+// NumPy has no bfloat16: onnx's backend tests store a BFLOAT16 value's test
+// data as UINT16 bit patterns. Such data becomes BF16 with the same bits.
+void bf16FromBits(HostTensor* t) {
+  if (t->type.dtype == DType::U16) t->type.dtype = DType::BF16;
+}
 
 bool readModelIo(const std::string& path, ModelIo* io, std::string* err) {
   std::ifstream f(path, std::ios::binary);
@@ -74,8 +85,14 @@ bool readModelIo(const std::string& path, ModelIo* io, std::string* err) {
   std::set<std::string> initializers;
   for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
   for (const auto& in : model.graph().input())
-    if (!initializers.count(in.name())) io->inputs.push_back(in.name());
-  for (const auto& out : model.graph().output()) io->outputs.push_back(out.name());
+    if (!initializers.count(in.name())) {
+      io->inputs.push_back(in.name());
+      io->inputIsBf16.push_back(declaredBf16(in));
+    }
+  for (const auto& out : model.graph().output()) {
+    io->outputs.push_back(out.name());
+    io->outputIsBf16.push_back(declaredBf16(out));
+  }
   return true;
 }
 
@@ -193,6 +210,7 @@ void Runner::execute(const TestCase& test, TestResult* r) {
     if (!fs::exists(path)) continue;  // an omitted optional input
     if (!loadTensorProto(path, &inputs[i], &err, &unsup))
       return unsup ? unsupported(r, "inputs", err) : fail(r, "inputs", err);
+    if (io.inputIsBf16[i]) bf16FromBits(&inputs[i]);
     haveInput[i] = true;
   }
   for (size_t i = 0; i < io.outputs.size(); ++i) {
@@ -201,6 +219,7 @@ void Runner::execute(const TestCase& test, TestResult* r) {
     if (!fs::exists(path)) continue;
     if (!loadTensorProto(path, &expected[i], &err, &unsup))
       return unsup ? unsupported(r, "outputs", err) : fail(r, "outputs", err);
+    if (io.outputIsBf16[i]) bf16FromBits(&expected[i]);
     haveExpected[i] = true;
   }
 

@@ -19,6 +19,11 @@ bool onnxDTypeToMgc(int onnxType, DType* out, std::string* name) {
     case TP::INT8: *out = DType::I8; return true;
     case TP::UINT8: *out = DType::U8; return true;
     case TP::BOOL: *out = DType::Bool; return true;
+    case TP::BFLOAT16: *out = DType::BF16; return true;
+    case TP::INT16: *out = DType::I16; return true;
+    case TP::UINT16: *out = DType::U16; return true;
+    case TP::UINT32: *out = DType::U32; return true;
+    case TP::UINT64: *out = DType::U64; return true;
     default: return false;
   }
 }
@@ -27,7 +32,8 @@ namespace {
 
 // TensorProto keeps values either in raw_data (little-endian bytes of the
 // element type) or in a typed repeated field whose width depends on the
-// element type: int32_data also carries f16 bit patterns, int8, uint8 and bool.
+// element type: int32_data also carries f16 / bf16 bit patterns, int8, uint8,
+// int16, uint16 and bool; uint64_data carries uint32 and uint64.
 bool fillFromTypedFields(const onnx::TensorProto& tp, HostTensor* t, std::string* err) {
   const int64_t n = t->numel();
   auto sizeMismatch = [&](int64_t have) {
@@ -57,8 +63,15 @@ bool fillFromTypedFields(const onnx::TensorProto& tp, HostTensor* t, std::string
     case DType::I8:
     case DType::U8:
     case DType::Bool:
+    case DType::I16:
+    case DType::U16:
       if (tp.int32_data_size() != n) return sizeMismatch(tp.int32_data_size());
       for (int64_t i = 0; i < n; ++i) t->setI(i, tp.int32_data(int(i)));
+      return true;
+    case DType::U32:
+    case DType::U64:
+      if (tp.uint64_data_size() != n) return sizeMismatch(tp.uint64_data_size());
+      for (int64_t i = 0; i < n; ++i) t->setI(i, int64_t(tp.uint64_data(int(i))));
       return true;
   }
   return false;
@@ -111,6 +124,10 @@ mgrt_dtype mgcToMgrtDType(DType t) {
     case DType::U8: return MGRT_U8;
     case DType::Bool: return MGRT_BOOL;
     case DType::BF16: return MGRT_BF16;
+    case DType::I16: return MGRT_I16;
+    case DType::U16: return MGRT_U16;
+    case DType::U32: return MGRT_U32;
+    case DType::U64: return MGRT_U64;
   }
   return MGRT_F32;
 }
@@ -126,6 +143,10 @@ DType mgrtToMgcDType(mgrt_dtype t) {
     case MGRT_U8: return DType::U8;
     case MGRT_BOOL: return DType::Bool;
     case MGRT_BF16: return DType::BF16;
+    case MGRT_I16: return DType::I16;
+    case MGRT_U16: return DType::U16;
+    case MGRT_U32: return DType::U32;
+    case MGRT_U64: return DType::U64;
   }
   return DType::F32;
 }

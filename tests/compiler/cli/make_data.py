@@ -16,7 +16,7 @@ def unsupported_model():
         helper.make_node("Relu", ["x"], ["a"], name="ok_relu"),
         helper.make_node("FancyActivation", ["a"], ["b"], name="first_bad", domain="com.example"),
         helper.make_node("Relu", ["b"], ["c"], name="ok_relu2"),
-        helper.make_node("Det", ["c"], ["d"], name="second_bad"),
+        helper.make_node("Unique", ["c"], ["d"], name="second_bad"),
         helper.make_node("Identity", ["d"], ["y"], name="id"),
     ]
     g = helper.make_graph(nodes, "unsupported", [x], [y])

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mgc generate / bench-decode end to end (docs/llm.md): a generation bundle
 # from a tiny random checkpoint (make_checkpoints.py) generates exactly the
-# reference's greedy tokens; bad requests are clear errors.
+# reference's greedy tokens; a bundle with a tokenizer takes text prompts,
+# streams text and stops at end-of-sequence; bad requests are clear errors.
 # Usage: tests/compiler/hf/hf_generate.sh MGC FIXTURES_DIR TMP_DIR
 set -uo pipefail
 MGC=$1
@@ -33,6 +34,42 @@ if [[ -n $a && $a == "$b" ]]; then echo "ok   seeded sampling repeats ($a)"; els
 
 out=$("$MGC" bench-decode "$TMP/llama.mgb" --tokens 8) || { echo "FAIL bench-decode"; fail=1; }
 if [[ $out == *"ms/token"* && $out == *"bytes/token"* ]]; then echo "ok   bench-decode (${out##*decode: })"; else echo "FAIL bench-decode: $out"; fail=1; fi
+
+# A bundle with a tokenizer: qwen2's folder has tokenizer.json (a byte-level
+# BPE whose template adds <|begin_of_text|> = 254) and generation_config.json
+# (eos_token_id [gen_ids[5], 2]).
+"$MGC" compile "$FX/qwen2" --max-seq 48 --prefill-chunk 16 -o "$TMP/qwen2.mgb" -q || { echo "FAIL compile qwen2"; exit 1; }
+check() {  # NAME GOT WANT
+  if [[ -n $2 && $2 == "$3" ]]; then echo "ok   $1 ($2)"; else echo "FAIL $1: got '$2', want '$3'"; fail=1; fi
+}
+prompt="Hello the world, hello model!"
+enc=$("$MGC" tokenize "$TMP/qwen2.mgb" --text "$prompt" --ids-only)
+check "tokenize adds BOS" "${enc%%,*}" 254
+printf '%s' "$prompt" >"$TMP/prompt.txt"
+gen=(--max-tokens 12 --temperature 0 --print-ids --ignore-eos)
+by_ids=$("$MGC" generate "$TMP/qwen2.mgb" --prompt-ids "$enc" "${gen[@]}" | tail -1)
+check "--prompt = --prompt-ids of its encoding" "$("$MGC" generate "$TMP/qwen2.mgb" --prompt "$prompt" "${gen[@]}" | tail -1)" "$by_ids"
+check "--prompt-file = --prompt-ids" "$("$MGC" generate "$TMP/qwen2.mgb" --prompt-file "$TMP/prompt.txt" "${gen[@]}" | tail -1)" "$by_ids"
+# The streamed text (the lines before the summary and the ids) is the decode of the ids.
+out=$("$MGC" generate "$TMP/qwen2.mgb" --prompt "$prompt" --max-tokens 12 --temperature 5 --seed 5 --print-ids --ignore-eos)
+check "streamed text = decode of the ids" "$(head -n -2 <<<"$out")" \
+  "$("$MGC" tokenize "$TMP/qwen2.mgb" --decode "$(tail -1 <<<"$out")" --skip-special)"
+# Generation stops at the first end-of-sequence id, unless --ignore-eos.
+stop=$(/usr/bin/python3 -c "import json, sys, numpy as np
+g = [int(t) for t in np.load(sys.argv[1])]
+e = json.load(open(sys.argv[2]))['eos_token_id']
+print(','.join(map(str, g[:next(i for i, t in enumerate(g) if t in e) + 1])))" "$FX/qwen2/gen_ids.npy" "$FX/qwen2/generation_config.json")
+q2=(generate "$TMP/qwen2.mgb" --prompt-ids "$(ids "$FX/qwen2/gen_prompt.npy")" --max-tokens 24 --temperature 0 --print-ids)
+out=$("$MGC" "${q2[@]}")
+check "stops at end-of-sequence" "$(tail -1 <<<"$out")" "$stop"
+[[ $out == *"stopped at end-of-sequence"* ]] || { echo "FAIL: the summary does not say it stopped"; fail=1; }
+check "--ignore-eos = reference" "$("$MGC" "${q2[@]}" --ignore-eos | tail -1)" "$(ids "$FX/qwen2/gen_ids.npy")"
+# A folder whose tokenizer.json mgc cannot load does not compile.
+mkdir -p "$TMP/badtok" && cp "$FX/qwen2/config.json" "$FX/qwen2/model.safetensors" "$TMP/badtok/"
+echo '{"model": {"type": "WordPiece", "vocab": {}}}' >"$TMP/badtok/tokenizer.json"
+expect_error bad_tokenizer 1 "badtok/tokenizer.json: model type 'WordPiece' is not supported" -- compile "$TMP/badtok" --max-seq 16 -o "$TMP/x.mgb"
+expect_error tokenize_no_tokenizer 1 "the bundle has no tokenizer" -- tokenize "$TMP/llama.mgb" --text hi
+expect_error prompt_and_ids 2 "excludes" -- generate "$TMP/qwen2.mgb" --prompt hi --prompt-ids 1
 
 expect_error past_max_seq 2 "this bundle holds 48" -- generate "$TMP/llama.mgb" --prompt-ids 1,2,3 --max-tokens 47
 expect_error token_outside_vocab 2 "outside the vocabulary" -- generate "$TMP/llama.mgb" --prompt-ids 1,999 --max-tokens 2

@@ -10,7 +10,8 @@ embeddings, q/k/v biases, per-head q/k RMSNorm), and a safetensors writer.
 
 Each folder gets config.json, model.safetensors (or shards and
 model.safetensors.index.json), input_ids.npy (i64 [1, T]) and logits.npy
-(f32 [1, T, vocab]). Weights stored as BF16 / F16 give logits of the model
+(f32 [1, T, vocab]); qwen2 also a small byte-level BPE tokenizer.json and a
+generation_config.json. Weights stored as BF16 / F16 give logits of the model
 whose weights are those rounded values.
 
     /usr/bin/python3 tests/compiler/hf/make_checkpoints.py --out DIR
@@ -218,6 +219,42 @@ def write_checkpoint(out, name, cfg, W, dtype="F32", shards=1, extra_config=None
 GEN_PROMPT, GEN_NEW = 20, 24
 
 
+# ---- packed linear weights (mgc compile --weights, ir/qweights.h) -------------
+
+LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+def dequantized(w, fmt, group):
+    """The f32 values mgc's packed format stands for (ir/qweights.cpp):
+    f16 rounding, or per-group symmetric scales (int8: max|w|/127, int4:
+    max|w|/7, ternary: mean|w| summed in f64) and q = round-half-even(w/s)
+    clamped to the levels."""
+    if fmt == "f16":
+        return w.half().float()
+    rows = w.reshape(w.shape[0], -1, group)
+    if fmt == "ternary":
+        s = (rows.abs().double().sum(-1, keepdim=True) / group).float()
+        level = 1
+    else:
+        level = {"int8": 127, "int4": 7}[fmt]
+        s = rows.abs().amax(-1, keepdim=True) / level
+    q = torch.where(s > 0, torch.round(rows / torch.where(s > 0, s, torch.ones_like(s))), torch.zeros_like(rows))
+    return (q.clamp(-level, level) * s).reshape(w.shape)
+
+
+def packed_model(cfg, W, fmt, group):
+    """The model an mgc bundle compiled with --weights fmt holds: every
+    linear layer and lm_head dequantized; embeddings and norms as stored
+    (a tied lm_head becomes its own packed copy of the embedding table)."""
+    P = dict(W)
+    for name, w in W.items():
+        if name.endswith(tuple(f"{l}.weight" for l in LINEAR)) or name == "lm_head.weight":
+            P[name] = dequantized(w, fmt, group)
+    if cfg.get("tie_word_embeddings"):
+        P["lm_head.weight"] = dequantized(W["model.embed_tokens.weight"], fmt, group)
+    return dict(cfg, tie_word_embeddings=False), P
+
+
 def write_generation(out, name, cfg, W):
     """Greedy generation by the reference, the whole sequence recomputed for
     every token (no cache): gen_prompt.npy i64 [P], gen_ids.npy i64 [N] and
@@ -238,6 +275,77 @@ def write_generation(out, name, cfg, W):
             seq = torch.cat([seq, torch.tensor([[ids[-1]]])], 1)
     np.save(os.path.join(d, "gen_ids.npy"), np.array(ids, dtype=np.int64))
     np.save(os.path.join(d, "gen_logits.npy"), torch.stack(rows).numpy().astype(np.float32))
+    return seq
+
+
+def write_forced(out, name, cfg, W, seq, suffix):
+    """gen_logits{suffix}.npy: the logits of a (packed) model along the
+    sequence write_generation chose (teacher forcing: the rows
+    test_hf_models compares after the prompt and each decode step)."""
+    with torch.no_grad():
+        logits = forward(cfg, W, seq[:, :-1])[0, GEN_PROMPT - 1:]
+    np.save(os.path.join(out, name, f"gen_logits{suffix}.npy"), logits.numpy().astype(np.float32))
+
+
+# ---- tokenizer ---------------------------------------------------------------
+
+def byte_alphabet():
+    """GPT-2's bytes_to_unicode: byte b -> its printable stand-in."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, map(chr, cs)))
+
+
+def write_tokenizer(out, name, vocab_size):
+    """A Qwen-style byte-level BPE tokenizer.json of exactly `vocab_size`
+    ids: newline and the printable ASCII bytes, merges that build a few
+    words, most other bytes, then <|begin_of_text|> (added as BOS by the
+    template) and <|end|>. The two bytes left out have no token."""
+    alpha = byte_alphabet()
+    vocab = {alpha[b]: i for i, b in enumerate([10] + list(range(32, 127)))}
+    merges = []
+    for word in ("\u0120the", "\u0120and", "ing", "er", "\u0120hello", "\u0120world", "\u0120model", "\u0120token", "\u0120\u0120"):
+        cur = word[0]
+        for ch in word[1:]:
+            merges.append([cur, ch])
+            cur += ch
+            vocab.setdefault(cur, len(vocab))
+    # The other bytes fill the ids up to the two added tokens, so that every
+    # id the model can generate decodes to something.
+    for b in list(range(161, 256)) + list(range(0, 256)):
+        if len(vocab) == vocab_size - 2:
+            break
+        vocab.setdefault(alpha[b], len(vocab))
+    bos, end = vocab_size - 2, vocab_size - 1  # after the vocabulary, as tokenizers numbers added tokens
+    assert len(vocab) == bos
+    special = [{"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+                "special": True} for i, c in ((bos, "<|begin_of_text|>"), (end, "<|end|>"))]
+    pattern = ("(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+               "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")
+    tok = {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": special,
+        "normalizer": {"type": "NFC"},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                  "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": vocab, "merges": merges},
+        "post_processor": {"type": "TemplateProcessing",
+                           "single": [{"SpecialToken": {"id": "<|begin_of_text|>", "type_id": 0}},
+                                      {"Sequence": {"id": "A", "type_id": 0}}],
+                           "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+                           "special_tokens": {"<|begin_of_text|>": {"id": "<|begin_of_text|>", "ids": [bos],
+                                                                     "tokens": ["<|begin_of_text|>"]}}},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+    }
+    with open(os.path.join(out, name, "tokenizer.json"), "w") as f:
+        json.dump(tok, f, ensure_ascii=False, indent=1)
 
 
 def base_config(arch, model_type, **kw):
@@ -265,7 +373,10 @@ def main():
                                       "high_freq_factor": 4.0, "original_max_position_embeddings": 64})
     Wl = make_weights(llama, torch.Generator().manual_seed(SEED))
     got = write_checkpoint(out, "llama", llama, Wl)
-    write_generation(out, "llama", llama, Wl)
+    seq = write_generation(out, "llama", llama, Wl)
+    # Packed weights (--weights F --group-size 32): gen_logits_F.npy.
+    for fmt in ("f16", "int8", "int4", "ternary"):
+        write_forced(out, "llama", *packed_model(llama, Wl, fmt, 32), seq, "_" + fmt)
     write_checkpoint(out, "llama_sharded", llama, Wl, shards=3)
     write_checkpoint(out, "llama_bf16", llama, Wl, dtype="BF16")
     # The test must be able to fail: without the scaling the logits differ.
@@ -279,7 +390,15 @@ def main():
                         use_sliding_window=False, sliding_window=4096, max_window_layers=2, rope_scaling=None)
     Wq2 = make_weights(qwen2, torch.Generator().manual_seed(SEED + 1))
     write_checkpoint(out, "qwen2", qwen2, Wq2)
-    write_generation(out, "qwen2", qwen2, Wq2)
+    seq = write_generation(out, "qwen2", qwen2, Wq2)
+    write_forced(out, "qwen2", *packed_model(qwen2, Wq2, "int8", 64), seq, "_int8")
+    # With a tokenizer (hf_generate.sh: --prompt text), and an end-of-sequence
+    # id that the greedy reference generates (generation_config.json wins
+    # over config.json's eos_token_id 2), so that stopping is tested.
+    write_tokenizer(out, "qwen2", VOCAB)
+    gen_ids = np.load(os.path.join(out, "qwen2", "gen_ids.npy"))
+    with open(os.path.join(out, "qwen2", "generation_config.json"), "w") as f:
+        json.dump({"bos_token_id": 1, "eos_token_id": [int(gen_ids[5]), 2]}, f)
     write_checkpoint(out, "qwen2_f16", qwen2, Wq2, dtype="F16")
 
     # Qwen3: q/k norms, head_dim != hidden / heads, linear RoPE scaling.
@@ -287,7 +406,8 @@ def main():
                         rope_scaling={"rope_type": "linear", "factor": 2.0}, use_sliding_window=False)
     Wq3 = make_weights(qwen3, torch.Generator().manual_seed(SEED + 2))
     write_checkpoint(out, "qwen3", qwen3, Wq3)
-    write_generation(out, "qwen3", qwen3, Wq3)
+    seq = write_generation(out, "qwen3", qwen3, Wq3)
+    write_forced(out, "qwen3", *packed_model(qwen3, Wq3, "int4", 32), seq, "_int4")
 
 
 if __name__ == "__main__":

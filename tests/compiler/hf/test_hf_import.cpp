@@ -96,7 +96,7 @@ struct TinyCheckpoint {
 
 TEST_CASE("hf: a tiny Llama folder imports as input_ids → logits", "[hf]") {
   TinyCheckpoint ck;
-  Graph g = importModel(ck.save(), FrontendOptions{false, 5});
+  Graph g = importModel(ck.save(), FrontendOptions{false, 5, {}});
   REQUIRE(g.inputs.size() == 1);
   CHECK(g.value(g.inputs[0]).name == "input_ids");
   CHECK(g.type(g.inputs[0]) == TensorType{DType::I64, {1, 5}});
@@ -113,7 +113,7 @@ TEST_CASE("hf: F16 and BF16 weight files import", "[hf]") {
   for (const char* dt : {"F16", "BF16"}) {
     TinyCheckpoint ck;
     ck.dtype = dt;
-    CHECK(importModel(ck.save(), FrontendOptions{false, 3}).outputs.size() == 1);
+    CHECK(importModel(ck.save(), FrontendOptions{false, 3, {}}).outputs.size() == 1);
   }
 }
 
@@ -127,7 +127,7 @@ TEST_CASE("hf: sharded checkpoints follow the index", "[hf]") {
   for (const auto& n : a) index["weight_map"][n] = "model-00001-of-00002.safetensors";
   for (const auto& n : b) index["weight_map"][n] = "model-00002-of-00002.safetensors";
   ck.write("model.safetensors.index.json", index.dump());
-  CHECK(importModel(ck.path(), FrontendOptions{false, 4}).outputs.size() == 1);
+  CHECK(importModel(ck.path(), FrontendOptions{false, 4, {}}).outputs.size() == 1);
 
   SECTION("an index entry its shard does not hold") {
     index["weight_map"][a[0]] = "model-00002-of-00002.safetensors";
@@ -248,7 +248,7 @@ TEST_CASE("hf: weights that disagree with config.json", "[hf]") {
   SECTION("tied embeddings with a different lm_head") {
     ck.config["tie_word_embeddings"] = true;
     ck.save();  // lm_head and embed_tokens are both zeros: equal, accepted
-    CHECK(importModel(ck.path(), FrontendOptions{false, 2}).outputs.size() == 1);
+    CHECK(importModel(ck.path(), FrontendOptions{false, 2, {}}).outputs.size() == 1);
     ck.shapes["lm_head.weight"] = {16, 8};
     std::vector<uint8_t> bytes = ck.tensorFile(ck.names());
     safetensors::Header h;
@@ -310,4 +310,32 @@ TEST_CASE("hf: shard index errors", "[hf]") {
   CHECK_THROWS_WITH(hf::parseShardIndex(R"({"weight_map": {"a": "/etc/x.safetensors"}})", "i.json"),
                     Contains("inside the checkpoint folder"));
   CHECK_THROWS_WITH(hf::parseShardIndex(R"({"weights": {}})", "i.json"), Contains("unknown field 'weights'"));
+}
+
+TEST_CASE("hf: --weights packs the linear layers; widths that do not fit are errors naming the tensor", "[hf][packed]") {
+  using Catch::Matchers::Contains;
+  TinyCheckpoint ck;  // hidden 8, intermediate 12
+  const std::string dir = ck.save();
+  Graph g = hf::importCheckpoint(dir, 3, WeightPacking{WeightFormat::Int8, 4});
+  int packed = 0, plain = 0;
+  for (const Node& n : g.nodes) {
+    packed += n.op == Op::QMatMul;
+    plain += n.op == Op::MatMul && g.value(n.inputs[1]).isConstant();
+  }
+  CHECK(packed == 8);  // q, k, v, o, gate, up, down, lm_head
+  CHECK(plain == 0);
+  CHECK(g.find("model.layers.0.mlp.down_proj.weight.int8") != kNoValue);
+  CHECK(g.find("model.layers.0.mlp.down_proj.weight.scales") != kNoValue);
+  // int4 packs 8 per word: down_proj's input width 12 does not fit.
+  CHECK_THROWS_WITH(hf::importCheckpoint(dir, 3, WeightPacking{WeightFormat::Int4, 8}),
+                    Contains("model.layers.0.mlp.down_proj.weight") && Contains("--weights int4") &&
+                        Contains("in_features (12) must be a multiple of 8"));
+  CHECK_THROWS_WITH(hf::importCheckpoint(dir, 3, WeightPacking{WeightFormat::Int8, 8}),
+                    Contains("must be a multiple of the group size 8"));
+  CHECK_THROWS_WITH(hf::importCheckpoint(dir, 3, WeightPacking{WeightFormat::Int8, 6}),
+                    Contains("the group size 6 must be a positive multiple of 4"));
+  // Only checkpoint folders pack their weights.
+  FrontendOptions onnx;
+  onnx.linear.format = WeightFormat::Int8;
+  CHECK_THROWS_WITH(importModel("examples/cnn.onnx", onnx), Contains("--weights int8 is for Hugging Face checkpoint folders"));
 }

@@ -102,10 +102,16 @@ void runCheckpoint(const std::string& name) {
 // per token of the reference's greedy continuation (teacher forcing); the
 // logits of the last prompt token and of every decode step are compared
 // with the reference's, which recomputed the whole sequence each time.
-void runGeneration(const std::string& name) {
+//
+// With packed weights (--weights F): the reference is the model whose
+// linear layers hold the dequantized values (make_checkpoints.py
+// packed_model), along the same token sequence, gen_logits_F.npy.
+void runGeneration(const std::string& name, mgc::WeightPacking packing = {}) {
   const std::string dir = fixturesDir() + "/" + name;
+  const bool packed = packing.format != mgc::WeightFormat::F32;
+  const std::string suffix = packed ? std::string("_") + mgc::weightFormatInfo(packing.format).name : "";
   mgb::npy::Array prompt = loadNpy(dir + "/gen_prompt.npy"), ids = loadNpy(dir + "/gen_ids.npy"),
-                  want = loadNpy(dir + "/gen_logits.npy");
+                  want = loadNpy(dir + "/gen_logits" + suffix + ".npy");
   REQUIRE(want.shape.size() == 2);
   const int64_t P = prompt.shape.at(0), N = ids.shape.at(0), vocab = want.shape[1], chunk = 16;
   REQUIRE(P > chunk);  // two prefill runs
@@ -115,7 +121,9 @@ void runGeneration(const std::string& name) {
 
   std::vector<uint8_t> bundle;
   try {
-    bundle = mgc::compileGenerationFile(dir, 48, chunk).bundle;
+    mgc::CompileOptions opts;
+    opts.frontend.linear = packing;
+    bundle = mgc::compileGenerationFile(dir, 48, chunk, opts).bundle;
   } catch (const std::exception& e) {
     FAIL("compile " << dir << ": " << e.what());
   }
@@ -153,14 +161,26 @@ void runGeneration(const std::string& name) {
       worst = std::max(worst, normalizedError(logits.data(), w + (k + 1) * vocab, size_t(vocab)));
     }
   }
-  std::printf("generation %-10s prefill + %lld decode steps, worst normalized error %.3e\n", name.c_str(),
-              (long long)(N - 1), worst);
+  std::printf("generation %-10s%-9s prefill + %lld decode steps, worst normalized error %.3e\n", name.c_str(),
+              suffix.c_str(), (long long)(N - 1), worst);
   std::fflush(stdout);
   CHECK(worst <= kMaxNormalizedError);
   CHECK(mgrt_context_validation_messages(ctx) == 0);
 }
 
 }  // namespace
+
+TEST_CASE("hf generation: packed weights match PyTorch with the dequantized weights", "[hf][models][generation][packed]") {
+  using mgc::WeightFormat;
+  for (WeightFormat f : {WeightFormat::F16, WeightFormat::Int8, WeightFormat::Int4, WeightFormat::Ternary}) {
+    INFO("llama --weights " << mgc::weightFormatInfo(f).name);
+    runGeneration("llama", {f, 32});
+  }
+  INFO("qwen2 (tied lm_head, biases) --weights int8 --group-size 64");
+  runGeneration("qwen2", {WeightFormat::Int8, 64});
+  INFO("qwen3 (q/k norms) --weights int4");
+  runGeneration("qwen3", {WeightFormat::Int4, 32});
+}
 
 TEST_CASE("hf generation: Llama prefill + decode over the KV cache match PyTorch", "[hf][models][generation]") {
   runGeneration("llama");
