@@ -37,6 +37,19 @@ void writeDeviceWords(const HostTensor& t, DType dev, std::vector<uint8_t>& out,
   if (!d.data.empty()) std::memcpy(dst, d.data.data(), d.data.size());
 }
 
+// The same, appended to `out` and zero-padded to `size` bytes. Weights
+// stored as they are (f32) are copied once, with no zero fill first.
+void appendDeviceWords(const HostTensor& t, DType dev, std::vector<uint8_t>& out, uint64_t size) {
+  const size_t at = out.size();
+  if (dev == t.type.dtype) {
+    out.insert(out.end(), t.data.begin(), t.data.end());
+  } else {
+    out.resize(at + size_t(t.numel()) * dtypeSize(dev));
+    writeDeviceWords(t, dev, out, at);
+  }
+  out.resize(at + size_t(size), 0);
+}
+
 mgb::TensorEntry tensorEntry(const Value& val, uint32_t arena, uint64_t offset, uint64_t size) {
   mgb::TensorEntry t;
   t.name = val.name;
@@ -144,12 +157,14 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
   }
   std::sort(constants.begin(), constants.end(),
             [&](size_t a, size_t b) { return mem.slots[a].offset < mem.slots[b].offset; });
+  uint64_t newBytes = 0;  // at most: one growth of the arena, not one per tensor
+  for (size_t v : constants) newBytes += alignUp(mem.slots[v].size, kArenaAlign);
+  weights_.reserve(size_t(weights_.size() + newBytes));
   for (size_t v : constants) {
     const Value& val = g.values[v];
     TensorSlot& slot = mem.slots[v];
     const uint64_t at = weights_.size();
-    weights_.resize(alignUp(at + slot.size, kArenaAlign), 0);
-    writeDeviceWords(*val.constant, deviceDType(val.type.dtype), weights_, at);
+    appendDeviceWords(*val.constant, deviceDType(val.type.dtype), weights_, alignUp(slot.size, kArenaAlign));
     auto it = written_.find(val.name);
     if (it != written_.end() && it->second.type == val.type && it->second.size == slot.size &&
         std::memcmp(weights_.data() + it->second.offset, weights_.data() + at, slot.size) == 0) {

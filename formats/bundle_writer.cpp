@@ -97,10 +97,14 @@ std::vector<uint8_t> writeBundle(const BundleSpec& spec) {
   h.weights_size = spec.weights.size();
   h.file_size = h.weights_offset + h.weights_size;
 
-  std::vector<uint8_t> file(h.file_size, 0);  // padding bytes stay zero
-  std::memcpy(file.data() + h.manifest_offset, manifest.data(), manifest.size());
-  if (!spec.weights.empty())
-    std::memcpy(file.data() + h.weights_offset, spec.weights.data(), spec.weights.size());
+  // Appended piece by piece (no zero fill of the whole image first: the
+  // weights are most of it); padding bytes are zero.
+  std::vector<uint8_t> file;
+  file.reserve(size_t(h.file_size));
+  file.resize(size_t(h.manifest_offset), 0);
+  file.insert(file.end(), manifest.begin(), manifest.end());
+  file.resize(size_t(h.weights_offset), 0);
+  file.insert(file.end(), spec.weights.begin(), spec.weights.end());
   std::memcpy(file.data(), &h, sizeof h);
 
   h.checksum = bundleChecksum(file.data(), file.size());

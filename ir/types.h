@@ -66,6 +66,10 @@ struct HostTensor {
 
   HostTensor() = default;
   explicit HostTensor(TensorType t) : type(std::move(t)), data(type.bytes()) {}
+  // type.bytes() bytes copied from `bytes` (no zero fill first: weights are large).
+  HostTensor(TensorType t, const void* bytes)
+      : type(std::move(t)),
+        data(static_cast<const uint8_t*>(bytes), static_cast<const uint8_t*>(bytes) + type.bytes()) {}
   int64_t numel() const { return type.numel(); }
   template <class T> T* as() { return reinterpret_cast<T*>(data.data()); }
   template <class T> const T* as() const { return reinterpret_cast<const T*>(data.data()); }

@@ -63,8 +63,7 @@ HostTensor tensorFromProto(const onnx::TensorProto& t, const std::string& what) 
     if (raw.size() != bytes)
       throw Error(what + ": raw_data has " + std::to_string(raw.size()) + " bytes, expected " + std::to_string(bytes) +
                   " for " + type.str());
-    HostTensor h(type);
-    if (bytes) std::memcpy(h.data.data(), raw.data(), bytes);
+    HostTensor h(type, raw.data());
     if (dt == DType::Bool)
       for (uint8_t& b : h.data) b = b != 0;
     return h;
