@@ -28,13 +28,21 @@ struct DeviceCaps {
   DeviceLimits limits;
   uint32_t minSubgroupSize = 0, maxSubgroupSize = 0;  // a kernel may require one in range
   bool timestamps = false;                            // gpuMilliseconds() can answer
+  bool timelines = false;  // createTimeline() works: the device's timeline semaphores are enabled
 };
+
+// What mgrt_context_features reports: the kernel features, plus the
+// runtime's own (MGRT_FEATURE_TIMELINE_SEMAPHORE), which bundles never name.
+inline uint32_t contextFeatures(const DeviceCaps& caps) {
+  return caps.limits.features | (caps.timelines ? uint32_t(MGRT_FEATURE_TIMELINE_SEMAPHORE) : 0u);
+}
 
 // Opaque handles. A backend derives its own types from these and casts back;
 // core holds pointers and hands them to the backend that created them.
 struct Buffer {};
 struct Pipeline {};
 struct Recording {};
+struct Timeline {};  // a counter the GPU sets when a submission finishes (Vulkan: a timeline semaphore)
 
 enum class MemoryUse {
   DeviceLocal,  // arenas, params: fast for kernels, filled by upload/zero/copies
@@ -83,6 +91,17 @@ struct WorkList {
   std::vector<RecordedDispatch> dispatches;
   std::vector<BufferCopy> outputCopies;
   bool timeEachDispatch = false;
+};
+
+// GPU-side ordering of one submission with other work: it starts once
+// `wait` reaches waitValue, and sets `signal` to signalValue when it has
+// finished (every memory write of the run visible to whoever waits on that
+// value). Null timelines: none.
+struct SubmitSync {
+  Timeline* wait = nullptr;
+  uint64_t waitValue = 0;
+  Timeline* signal = nullptr;
+  uint64_t signalValue = 0;
 };
 
 // Host ↔ device transfers for load-time and between-run work, never per run.
@@ -146,10 +165,16 @@ class Backend {
 
   virtual mgrt_status record(const WorkList& work, Recording** out) = 0;
   virtual void destroyRecording(Recording* r) = 0;
+  // A timeline of its own, starting at 0 (caps().timelines only). Values
+  // signalled on it must increase. destroyTimeline leaves an app's timeline
+  // (wrapped by the API-specific layer) alone; null is a no-op.
+  virtual mgrt_status createTimeline(const char* what, Timeline** out) = 0;
+  virtual void destroyTimeline(Timeline* t) = 0;
   // Replays a recording: submit, then wait for it (one in flight per
   // recording). gpuMilliseconds: the dispatches' time in the last completed
-  // run, from GPU timestamps, or < 0 when unknown.
-  virtual mgrt_status submit(Recording* r, const char* what) = 0;
+  // run, from GPU timestamps, or < 0 when unknown. `sync` orders the
+  // submission with other GPU work (timelines need caps().timelines).
+  virtual mgrt_status submit(Recording* r, const SubmitSync& sync, const char* what) = 0;
   virtual mgrt_status wait(Recording* r, const char* what) = 0;
   virtual double gpuMilliseconds(Recording* r) = 0;
   // For a recording made with timeEachDispatch, after a completed run:

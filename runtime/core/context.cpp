@@ -28,4 +28,4 @@ int mgrt_context_validation_messages(const mgrt_context* ctx) {
   return ctx ? ctx->backend->validationMessages() : 0;
 }
 
-uint32_t mgrt_context_features(const mgrt_context* ctx) { return ctx ? ctx->backend->caps().limits.features : 0; }
+uint32_t mgrt_context_features(const mgrt_context* ctx) { return ctx ? mgrt::contextFeatures(ctx->backend->caps()) : 0; }

@@ -46,13 +46,24 @@ struct mgrt_session {
     uint64_t offset = 0;
   };
   std::map<std::string, BoundBuffer> bound;
+  // GPU-side ordering with the app's work (caps().timelines only): each
+  // submission signals `timeline` with the next value, timelineValue being
+  // the last one submitted (0: none yet); the next submission waits for
+  // `waitFor` (an app's timeline, wrapped; null: none) to reach waitValue.
+  mgrt::Timeline* timeline = nullptr;
+  uint64_t timelineValue = 0;
+  mgrt::Timeline* waitFor = nullptr;
+  uint64_t waitValue = 0;
   bool profiling = false;            // recorded with a timestamp after each dispatch
   std::vector<uint64_t> profileNs;   // of the last run: dispatches + 1 times (Backend::dispatchTimes)
 };
 
 namespace mgrt {
 // (Re-)records the session's work (session.cpp), with per-dispatch
-// timestamps when s->profiling; the previous recording is destroyed.
+// timestamps when s->profiling, then destroys the previous recording. On
+// failure the previous recording stays in place, so a caller that changed
+// the session (bound buffers, profiling) changes it back and the session
+// runs as before.
 mgrt_status recordSession(mgrt_session* s);
 
 // The buffer holding arena `i` for this session: the model's weights, the

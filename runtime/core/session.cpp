@@ -14,6 +14,8 @@ namespace {
 void releaseSession(mgrt_session* s) {
   Backend* be = s->model->backend;
   be->destroyRecording(s->recording);
+  be->destroyTimeline(s->timeline);
+  be->destroyTimeline(s->waitFor);
   for (auto& [name, b] : s->bound) be->destroyBuffer(b.buffer);
   for (Buffer* b : s->arenas) be->destroyBuffer(b);
   be->destroyBuffer(s->staging);
@@ -65,6 +67,7 @@ mgrt_status buildSession(mgrt_session* s, uint32_t entryIndex) {
   MGRT_TRY(be->zero(clear, "clearing session arenas"));
   MGRT_TRY(be->createBuffer(s->plan.stagingSize, MemoryUse::HostStaging, "staging buffer", &s->staging));
   s->stagingBytes = static_cast<uint8_t*>(be->mapped(s->staging));
+  if (be->caps().timelines) MGRT_TRY(be->createTimeline("session timeline", &s->timeline));
   return recordSession(s);
 }
 
@@ -85,10 +88,12 @@ mgrt_status describe(const std::vector<TensorPlan>& ios, int i, mgrt_tensor_info
 
 mgrt_status mgrt::recordSession(mgrt_session* s) {
   Backend* be = s->model->backend;
+  Recording* fresh = nullptr;
+  MGRT_TRY(be->record(makeWork(s), &fresh));  // not in flight: the old one may go
   be->destroyRecording(s->recording);
-  s->recording = nullptr;
+  s->recording = fresh;
   s->profileNs.clear();
-  return be->record(makeWork(s), &s->recording);
+  return MGRT_OK;
 }
 
 mgrt_status mgrt_session_create(mgrt_model* m, const char* entryPoint, mgrt_session** out) {

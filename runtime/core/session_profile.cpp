@@ -30,12 +30,10 @@ mgrt_status mgrt_session_set_profiling(mgrt_session* s, int enable) {
     if (be->lost()) return fail(MGRT_DEVICE_ERROR, "mgrt_session_set_profiling: the GPU device was lost earlier");
     const int before = be->validationMessages();
     s->profiling = on;
-    mgrt_status st = recordSession(s);
-    if (st != MGRT_OK) {  // back to the old recording; the first error is the one to report
+    const mgrt_status st = recordSession(s);
+    if (st != MGRT_OK) {  // the old recording is still in place
       s->profiling = !on;
-      const std::string message = mgrt_last_error();
-      if (recordSession(s) != MGRT_OK) return failMessage(st, message + " (and re-recording without it failed)");
-      return failMessage(st, message);
+      return st;
     }
     return be->checkValidation(before, "mgrt_session_set_profiling");
   })

@@ -71,8 +71,16 @@ mgrt_status submit(mgrt_session* s, const char* call) {
   s->lastGpuMs = -1.0;
   s->profileNs.clear();
   const int before = be->validationMessages();
-  MGRT_TRY(be->submit(s->recording, call));
+  SubmitSync sync;
+  sync.wait = s->waitFor;
+  sync.waitValue = s->waitValue;
+  sync.signal = s->timeline;
+  sync.signalValue = s->timelineValue + 1;
+  MGRT_TRY(be->submit(s->recording, sync, call));
   s->inFlight = true;
+  if (s->timeline) s->timelineValue = sync.signalValue;
+  be->destroyTimeline(s->waitFor);  // the app's wait was for this submission only
+  s->waitFor = nullptr;
   return be->checkValidation(before, call);
 }
 

@@ -69,7 +69,11 @@ enum {
   MGRT_FEATURE_BFLOAT16 = 16,   /* bfloat16 type */
   MGRT_FEATURE_SUBGROUP = 32,   /* subgroup operations in compute */
   MGRT_FEATURE_COOPERATIVE_MATRIX_NV = 64,
-  MGRT_FEATURE_COOPERATIVE_MATRIX_KHR = 128
+  MGRT_FEATURE_COOPERATIVE_MATRIX_KHR = 128,
+  /* Not a kernel feature (no bundle names it): timeline semaphores, for
+   * mgrt_session_vulkan_timeline / _wait (mgrt_vulkan.h). Enabled on
+   * libmgrt's own device where Vulkan 1.2 offers timelineSemaphore. */
+  MGRT_FEATURE_TIMELINE_SEMAPHORE = 1 << 16
 };
 
 typedef struct mgrt_context_options {
@@ -96,7 +100,8 @@ void mgrt_context_destroy(mgrt_context* ctx);
 const char* mgrt_context_device_name(const mgrt_context* ctx);
 /* Number of validation-layer messages seen so far (0 unless enabled). */
 int mgrt_context_validation_messages(const mgrt_context* ctx);
-/* MGRT_FEATURE_* bits the device has and the context enabled. */
+/* MGRT_FEATURE_* bits the device has and the context enabled (kernel
+ * features and MGRT_FEATURE_TIMELINE_SEMAPHORE). */
 uint32_t mgrt_context_features(const mgrt_context* ctx);
 
 /* Pipeline cache: the driver's compiled kernels kept in a file between
@@ -183,8 +188,9 @@ mgrt_status mgrt_session_run(mgrt_session* s);
  * get_output and another submit (MGRT_INVALID_ARGUMENT: its staging memory
  * is the GPU's), the model's state calls must wait too (see State), and
  * mgrt_session_destroy waits for it. Several sessions may be in flight at
- * once; on an app's device (mgrt_vulkan.h) mgrt_session_vulkan_fence gives
- * the fence of the last submission, to wait on with the app's own work. */
+ * once. With Vulkan (mgrt_vulkan.h), mgrt_session_vulkan_fence gives the
+ * fence of the last submission and mgrt_session_vulkan_timeline a timeline
+ * semaphore value, to wait on with the app's own work. */
 mgrt_status mgrt_session_submit(mgrt_session* s);
 mgrt_status mgrt_session_wait(mgrt_session* s);
 mgrt_status mgrt_session_get_output(mgrt_session* s, const char* name, void* data, size_t bytes);

@@ -112,8 +112,24 @@ class VulkanBackend final : public Backend {
     if (!device.lost) vk::destroyRecording(&device, static_cast<Recording*>(r));
     delete static_cast<Recording*>(r);
   }
-  mgrt_status submit(mgrt::Recording* r, const char* what) override {
-    return submitRecording(&device, static_cast<Recording*>(r), what);
+  mgrt_status createTimeline(const char* what, mgrt::Timeline** out) override {
+    *out = nullptr;
+    Timeline* t = new Timeline();
+    const mgrt_status s = vk::createTimeline(&device, what, t);
+    if (s != MGRT_OK) {
+      destroyTimeline(t);
+      return s;
+    }
+    *out = t;
+    return MGRT_OK;
+  }
+  void destroyTimeline(mgrt::Timeline* t) override {
+    if (!t) return;
+    if (!device.lost) vk::destroyTimeline(&device, static_cast<Timeline*>(t));
+    delete static_cast<Timeline*>(t);
+  }
+  mgrt_status submit(mgrt::Recording* r, const SubmitSync& sync, const char* what) override {
+    return submitRecording(&device, static_cast<Recording*>(r), sync, what);
   }
   mgrt_status wait(mgrt::Recording* r, const char* what) override {
     return waitRecording(&device, static_cast<Recording*>(r), what);

@@ -1,5 +1,6 @@
 // mgrt_context_create_vulkan (runtime/include/mgrt_vulkan.h): a context on
-// the app's instance, device and queue. What mgrt would have chosen and
+// the app's instance, device and queue (the session calls of that header
+// are in session_vulkan.cpp). What mgrt would have chosen and
 // enabled itself is checked instead: the queue family has compute, the
 // features the app says it enabled exist on the device.
 #include <memory>
@@ -7,10 +8,8 @@
 
 #include "runtime/core/objects.h"
 #include "runtime/core/status.h"
-#include "runtime/include/mgrt_vulkan.h"
 #include "runtime/vulkan/device.h"
-#include "runtime/vulkan/memory.h"
-#include "runtime/vulkan/recorder.h"
+#include "runtime/vulkan/vulkan_api.h"
 
 namespace mgrt {
 
@@ -39,7 +38,7 @@ mgrt_status adoptDevice(const AppDevice& app, Device* d) {
   // Every feature the device has, minus those the app did not enable.
   FeatureChain unused;
   queryFeatures(d, ~app.enabledFeatures, &unused);
-  const uint32_t missing = app.enabledFeatures & ~d->caps.limits.features;
+  const uint32_t missing = app.enabledFeatures & ~contextFeatures(d->caps);
   if (missing)
     return fail(MGRT_UNSUPPORTED, "enabled_features 0x%x names features %s does not have (0x%x)", app.enabledFeatures,
                 d->props.deviceName, missing);
@@ -67,49 +66,5 @@ mgrt_status mgrt_context_create_vulkan(const mgrt_vulkan_device* dev, mgrt_conte
     MGRT_TRY(createVulkanBackendOn(app, &ctx->backend));
     *out = ctx.release();
     return MGRT_OK;
-  })
-}
-
-VkFence mgrt_session_vulkan_fence(const mgrt_session* s) {
-  if (!s || !s->recording) return VK_NULL_HANDLE;
-  return static_cast<const mgrt::vk::Recording*>(s->recording)->fence;
-}
-
-mgrt_status mgrt_session_bind_vulkan_buffer(mgrt_session* s, const char* name, VkBuffer buffer, VkDeviceSize offset,
-                                            VkDeviceSize size) {
-  using namespace mgrt;
-  MGRT_API_GUARD({
-    if (!s || !name) return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_bind_vulkan_buffer: null argument");
-    if (s->inFlight)
-      return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_bind_vulkan_buffer: a run is in flight; call mgrt_session_wait first");
-    const TensorPlan* io = nullptr;
-    bool input = false;
-    for (const TensorPlan& t : s->plan.inputs)
-      if (t.name == name) io = &t, input = true;
-    for (const TensorPlan& t : s->plan.outputs)
-      if (!io && t.name == name) io = &t;
-    if (!io) return fail(MGRT_INVALID_ARGUMENT, "mgrt_session_bind_vulkan_buffer: no input or output '%s'", name);
-    Backend* be = s->model->backend;
-    auto old = s->bound.find(io->name);
-    mgrt_session::BoundBuffer previous = old == s->bound.end() ? mgrt_session::BoundBuffer{} : old->second;
-    if (buffer == VK_NULL_HANDLE) {
-      if (old == s->bound.end()) return MGRT_OK;
-      s->bound.erase(old);
-    } else {
-      if (io->deviceDtype != io->dtype)
-        return fail(MGRT_UNSUPPORTED, "%s '%s' is %s on the device but %s outside: only tensors stored as they are can be bound",
-                    input ? "input" : "output", name, mgb::EnumNameDType(io->deviceDtype), mgb::EnumNameDType(io->dtype));
-      if (size != io->size)
-        return fail(MGRT_INVALID_ARGUMENT, "%s '%s' is %llu bytes on the device, the binding gives %llu",
-                    input ? "input" : "output", name, (unsigned long long)io->size, (unsigned long long)size);
-      vk::Buffer* wrapper = new vk::Buffer();
-      wrapper->buffer = buffer;
-      wrapper->size = offset + size;
-      wrapper->external = true;
-      s->bound[io->name] = {wrapper, offset};
-    }
-    const mgrt_status recorded = recordSession(s);
-    if (previous.buffer) be->destroyBuffer(previous.buffer);  // the new recording no longer names it
-    return recorded;
   })
 }

@@ -5,6 +5,8 @@
 // through the Vulkan 1.2/1.3 feature structs only: an older device reports
 // none and runs the portable kernels. The runtime's SPIR-V checks allow a
 // variant exactly the capabilities its declared features stand for.
+// Timeline semaphores (caps.timelines) are enabled the same way, for the
+// runtime's own use rather than kernels'.
 //
 // Not enabled yet: KHR cooperative matrices and bfloat16. Debian 12's
 // Vulkan headers and validation layer (1.3.239) do not know their feature
@@ -117,8 +119,9 @@ void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
   uint32_t& features = caps.limits.features;
   features = 0;
   caps.timestamps = d->timestampValidBits > 0 && d->props.limits.timestampPeriod > 0;
+  caps.timelines = false;
   enable->features2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-  if (d->apiVersion < VK_API_VERSION_1_2) {  // 1.0/1.1: the core features only
+  if (d->apiVersion < VK_API_VERSION_1_2) {  // 1.0/1.1: the core features only (no KHR timeline semaphores)
     querySubgroups(d, false);
     return;
   }
@@ -144,6 +147,9 @@ void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
       mgb::Feature::Storage8, has.v12.storageBuffer8BitAccess && has.v12.uniformAndStorageBuffer8BitAccess);
   enable->v12.shaderFloat16 = want(mgb::Feature::Float16, has.v12.shaderFloat16);
   enable->v12.shaderInt8 = want(mgb::Feature::Int8, has.v12.shaderInt8);
+  // Not a kernel feature: the sessions' timeline semaphores (mgrt_vulkan.h).
+  caps.timelines = has.v12.timelineSemaphore && !(disabled & MGRT_FEATURE_TIMELINE_SEMAPHORE);
+  enable->v12.timelineSemaphore = caps.timelines;
   // A kernel variant may require a subgroup size, and all lanes active.
   const bool sizeControl = v13 && has.v13.subgroupSizeControl && has.v13.computeFullSubgroups;
   enable->v13.subgroupSizeControl = enable->v13.computeFullSubgroups = sizeControl;

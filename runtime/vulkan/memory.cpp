@@ -105,20 +105,24 @@ void destroyBuffer(Device* d, Buffer* b) {
   *b = Buffer();
 }
 
-mgrt_status submitCommands(Device* d, VkCommandBuffer cmd, VkFence fence, const char* what) {
+mgrt_status queueSubmit(Device* d, const VkSubmitInfo& submit, VkFence fence, const char* what) {
   if (d->lost) return fail(MGRT_DEVICE_ERROR, "%s: the GPU device was lost earlier", what);
   VkResult r = d->fn.vkResetFences(d->device, 1, &fence);
   if (r != VK_SUCCESS) return vkFail(d, r, what);
-  VkSubmitInfo submit{};
-  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cmd;
   {
     std::lock_guard<std::mutex> lock(d->queueMutex);
     r = d->fn.vkQueueSubmit(d->queue, 1, &submit, fence);
   }
   if (r != VK_SUCCESS) return vkFail(d, r, what);
   return MGRT_OK;
+}
+
+mgrt_status submitCommands(Device* d, VkCommandBuffer cmd, VkFence fence, const char* what) {
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  return queueSubmit(d, submit, fence, what);
 }
 
 mgrt_status waitFence(Device* d, VkFence fence, const char* what) {

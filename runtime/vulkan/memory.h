@@ -33,6 +33,8 @@ mgrt_status runOnce(Device* d, const std::function<void(VkCommandBuffer)>& recor
 
 // Submits cmd, signalling fence (reset first); then waits for the fence.
 // Map timeout and device loss to errors; submitAndWait does both.
+// queueSubmit is submitCommands for a prepared VkSubmitInfo (semaphores).
+mgrt_status queueSubmit(Device* d, const VkSubmitInfo& submit, VkFence fence, const char* what);
 mgrt_status submitCommands(Device* d, VkCommandBuffer cmd, VkFence fence, const char* what);
 mgrt_status waitFence(Device* d, VkFence fence, const char* what);
 mgrt_status submitAndWait(Device* d, VkCommandBuffer cmd, VkFence fence, const char* what);

@@ -189,9 +189,34 @@ void destroyRecording(Device* d, Recording* r) {
   *r = Recording();
 }
 
-mgrt_status submitRecording(Device* d, Recording* r, const char* what) {
+mgrt_status submitRecording(Device* d, Recording* r, const SubmitSync& sync, const char* what) {
+  const Timeline* wait = static_cast<const Timeline*>(sync.wait);
+  const Timeline* signal = static_cast<const Timeline*>(sync.signal);
+  // The wait holds back all of the run: its first barrier is the one that
+  // makes earlier writes (here: the app's, before its signal) visible.
+  const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkTimelineSemaphoreSubmitInfo values{};
+  values.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+  values.waitSemaphoreValueCount = wait ? 1 : 0;
+  values.pWaitSemaphoreValues = &sync.waitValue;
+  values.signalSemaphoreValueCount = signal ? 1 : 0;
+  values.pSignalSemaphoreValues = &sync.signalValue;
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  if (wait || signal) submit.pNext = &values;
+  if (wait) {
+    submit.waitSemaphoreCount = 1;
+    submit.pWaitSemaphores = &wait->semaphore;
+    submit.pWaitDstStageMask = &waitStage;
+  }
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &r->cmd;
+  if (signal) {
+    submit.signalSemaphoreCount = 1;
+    submit.pSignalSemaphores = &signal->semaphore;
+  }
   r->completed = false;
-  return submitCommands(d, r->cmd, r->fence, what);
+  return queueSubmit(d, submit, r->fence, what);
 }
 
 mgrt_status waitRecording(Device* d, Recording* r, const char* what) {

@@ -5,6 +5,7 @@
 
 #include "runtime/vulkan/memory.h"
 #include "runtime/vulkan/pipeline.h"
+#include "runtime/vulkan/timeline.h"
 
 namespace mgrt {
 namespace vk {
@@ -26,7 +27,8 @@ struct Recording : mgrt::Recording {
 mgrt_status recordWork(Device* d, const WorkList& work, Recording* out);
 void destroyRecording(Device* d, Recording* r);
 // One replay: submit, then wait. Each reports timeout and device loss.
-mgrt_status submitRecording(Device* d, Recording* r, const char* what);
+// The submission waits on / signals the timelines `sync` names (backend.h).
+mgrt_status submitRecording(Device* d, Recording* r, const SubmitSync& sync, const char* what);
 mgrt_status waitRecording(Device* d, Recording* r, const char* what);
 // Dispatch time of the last completed run from timestamps, or -1.
 double recordedMilliseconds(Device* d, Recording* r);

@@ -118,10 +118,20 @@ TEST_CASE("backend recording: copies and two dispatches with a barrier, replayed
   REQUIRE(be->record(work, &rec) == MGRT_OK);
   CHECK(be->gpuMilliseconds(rec) < 0);  // nothing ran yet
 
+  // Where the device has timelines, each run signals the next value and
+  // waits for the one before (already reached: it cannot hang).
+  mgrt::Timeline* timeline = nullptr;
+  if (be->caps().timelines) REQUIRE(be->createTimeline("test timeline", &timeline) == MGRT_OK);
+  mgrt::SubmitSync sync;
+  sync.wait = sync.signal = timeline;
+  sync.waitValue = 0;  // where a timeline starts
+  sync.signalValue = 1;
+
   float* host = static_cast<float*>(be->mapped(staging));
   for (float scale : {1.0f, -3.0f}) {  // a replay sees new inputs
     for (uint32_t i = 0; i < n; ++i) host[i] = scale * float(i);
-    REQUIRE(be->submit(rec, "test run") == MGRT_OK);
+    REQUIRE(be->submit(rec, sync, "test run") == MGRT_OK);
+    sync.waitValue = sync.signalValue++;
     REQUIRE(be->wait(rec, "test run") == MGRT_OK);
     for (uint32_t i = 0; i < n; ++i) {
       INFO("scale " << scale << " i " << i);
@@ -130,6 +140,7 @@ TEST_CASE("backend recording: copies and two dispatches with a barrier, replayed
     if (be->caps().timestamps) CHECK(be->gpuMilliseconds(rec) >= 0);
   }
   be->destroyRecording(rec);
+  be->destroyTimeline(timeline);
   be->destroyPipeline(pipeline);
   for (mgrt::Buffer* buf : {paramsBuf, arena, staging}) be->destroyBuffer(buf);
   CHECK(be->checkValidation(before, "backend recording test") == MGRT_OK);
