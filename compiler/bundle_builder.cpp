@@ -50,6 +50,10 @@ void appendDeviceWords(const HostTensor& t, DType dev, std::vector<uint8_t>& out
   out.resize(at + size_t(size), 0);
 }
 
+bool allZero(const HostTensor& t) {
+  return std::all_of(t.data.begin(), t.data.end(), [](uint8_t b) { return b == 0; });
+}
+
 mgb::TensorEntry tensorEntry(const Value& val, uint32_t arena, uint64_t offset, uint64_t size) {
   mgb::TensorEntry t;
   t.name = val.name;
@@ -80,8 +84,14 @@ TensorSlot BundleBuilder::stateSlot(const Graph& g, ValueId v) {
   s.offset = stateBytes_;
   s.size = deviceBytes(val.type);
   stateBytes_ = alignUp(stateBytes_ + s.size, kArenaAlign);
-  stateInit_.resize(stateBytes_, 0);
-  if (val.initial) writeDeviceWords(*val.initial, deviceDType(val.type.dtype), stateInit_, s.offset);
+  // Only a state with nonzero initial values extends the stored initial
+  // bytes: the arena's rest starts as zeros (mgb.fbs Arena), so a train
+  // bundle does not store its optimizer moments, nor a generation bundle
+  // its KV cache.
+  if (val.initial && !allZero(*val.initial)) {
+    stateInit_.resize(size_t(s.offset + s.size), 0);
+    writeDeviceWords(*val.initial, deviceDType(val.type.dtype), stateInit_, s.offset);
+  }
   spec_.tensors.push_back(tensorEntry(val, kStateArena, s.offset, s.size));
   s.tensor = uint32_t(spec_.tensors.size() - 1);
   spec_.state.push_back(s.tensor);
@@ -264,7 +274,7 @@ std::vector<uint8_t> BundleBuilder::finish(std::vector<PhaseTime>* phases) {
     mgb::ArenaEntry s;
     s.kind = 2;
     s.size = stateBytes_;
-    s.initOffset = weightsBytes;
+    s.initOffset = stateInit_.empty() ? 0 : weightsBytes;  // 0, 0: all zeros
     s.initSize = stateInit_.size();
     spec_.arenas.push_back(s);
     spec_.weights.insert(spec_.weights.end(), stateInit_.begin(), stateInit_.end());

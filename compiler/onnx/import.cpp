@@ -256,7 +256,7 @@ Graph importOnnx(const std::string& path, const ImportOptions& opts) {
   // Mapped, not read through a stream: a 600 MB model is then parsed
   // straight from the page cache, with no copy of the file in between.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(path + ": cannot open file: " + std::strerror(errno));
+  if (fd < 0) throw Error(path + ": cannot open file");
   struct stat st {};
   const bool ok = ::fstat(fd, &st) == 0;
   if (!ok || !S_ISREG(st.st_mode)) {
