@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# pipeline_cache.sh MGC NAME=BUNDLE.mgb:INPUT.npy ... [RUNS=5]
+# pipeline_cache.sh MGC NAME=BUNDLE.mgb[@ENTRY]:INPUTS ... [RUNS=5]
+# INPUTS: X.npy (the input named x) or NAME=X.npy[,NAME=Y.npy...]; ENTRY:
+# the entry point to run (mgc run --entry), for bundles without 'infer'.
 # Cold vs warm session creation: the `load:` line of `mgc run` (model load +
 # session creation, docs/cli.md), median of RUNS launches each: cold with
 # --no-pipeline-cache, warm with a cache folder that one earlier launch
@@ -18,10 +20,16 @@ runs=${RUNS:-5}
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-load_ms() {  # load_ms BUNDLE INPUT [mgc run flags...]: the load time of one launch
+inputs() {  # inputs INPUTS: the --input flags of one spec
+  local i
+  if [[ $1 != *=* ]]; then echo "--input x=$1"; return; fi
+  for i in ${1//,/ }; do echo "--input $i"; done
+}
+load_ms() {  # load_ms BUNDLE INPUTS [mgc run flags...]: the load time of one launch
   local bundle=$1 input=$2
   shift 2
-  "$mgc" run "$bundle" --input "x=$input" "$@" | sed -n 's/^load: \([0-9.]*\) ms.*/\1/p'
+  # shellcheck disable=SC2046
+  "$mgc" run "$bundle" $(inputs "$input") "$@" | sed -n 's/^load: \([0-9.]*\) ms.*/\1/p'
 }
 echo "| bundle | cold (ms) | warm (ms) | cold/warm | cache file (bytes) | state when warm |"
 echo "|---|---|---|---|---|---|"
@@ -30,11 +38,14 @@ for spec in "$@"; do
   rest=${spec#*=}
   bundle=${rest%%:*}
   input=${rest#*:}
+  entry=()
+  if [[ $bundle == *@* ]]; then entry=(--entry "${bundle#*@}"); bundle=${bundle%@*}; fi
   rm -rf "${cache:?}"/*
-  cold=$(for i in $(seq "$runs"); do load_ms "$bundle" "$input" --no-pipeline-cache; done | median)
-  load_ms "$bundle" "$input" --pipeline-cache "$cache" >/dev/null  # fills the cache
-  warm=$(for i in $(seq "$runs"); do load_ms "$bundle" "$input" --pipeline-cache "$cache"; done | median)
-  state=$("$mgc" run "$bundle" --input "x=$input" --pipeline-cache "$cache" | sed -n 's/^load: .*pipeline cache: \([a-z]*\).*/\1/p')
+  cold=$(for i in $(seq "$runs"); do load_ms "$bundle" "$input" "${entry[@]}" --no-pipeline-cache; done | median)
+  load_ms "$bundle" "$input" "${entry[@]}" --pipeline-cache "$cache" >/dev/null  # fills the cache
+  warm=$(for i in $(seq "$runs"); do load_ms "$bundle" "$input" "${entry[@]}" --pipeline-cache "$cache"; done | median)
+  # shellcheck disable=SC2046
+  state=$("$mgc" run "$bundle" $(inputs "$input") "${entry[@]}" --pipeline-cache "$cache" | sed -n 's/^load: .*pipeline cache: \([a-z]*\).*/\1/p')
   bytes=$(stat -c %s "$cache"/*.mgpc)
   ratio=$(awk -v c="$cold" -v w="$warm" 'BEGIN {printf "%.2f", c / w}')
   echo "| $name | $cold | $warm | $ratio | $bytes | $state |"

@@ -20,7 +20,10 @@ build=${1:-build-asan}
 [[ ${1:-} == "--" ]] && shift
 jobs=${JOBS:-$(nproc)}
 
-cmake -S . -B "$build" -G Ninja -DMGC_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# -O1 -g1 (line tables): what the sanitizers need for exact stacks, at half
+# the compile time of -O2 -g (the sanitized build is the longest part of CI).
+cmake -S . -B "$build" -G Ninja -DMGC_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null
 ninja -C "$build" -j"$jobs"
 
 # Keep the Vulkan driver and layer libraries mapped until exit so their
