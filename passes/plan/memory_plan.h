@@ -3,7 +3,12 @@
 // Constants go to the Weights arena (0) in order of first use. Everything
 // else goes to the Activations arena (1): a value is live from the step that
 // defines it (graph inputs: step 0) to its last use (graph outputs: the end);
-// values whose lifetimes do not overlap share bytes. Alias ops (Reshape,
+// values whose lifetimes do not overlap share bytes. Lifetimes are also
+// counted in execution levels (the scheduler's, from the data alone): two
+// values share bytes only if neither their step nor their level lifetimes
+// overlap, so that reuse adds no barrier (a later writer waiting for an
+// earlier value's readers it does not depend on). That plan is dropped for
+// the step-only one when it needs over a quarter (and over 1 MiB) more. Alias ops (Reshape,
 // Identity) share their input's storage; an elementwise op may write in place
 // over an input that dies at that op and has the output's shape.
 // State values (Value::isState) are left unplaced (arena -1): the driver puts
@@ -54,6 +59,11 @@ struct MemoryPlan {
   std::vector<TensorSlot> slots;  // by ValueId
   uint64_t weightsBytes = 0;
   uint64_t activationBytes = 0;   // arena peak
+  // Bytes are shared between values whose execution-level lifetimes do not
+  // overlap (no barrier added), or, when that needs much more memory,
+  // between values whose program-order lifetimes do not (stepPeakBytes).
+  bool byLevel = false;
+  uint64_t stepPeakBytes = 0;
   uint64_t naiveActivationBytes = 0;  // one buffer per tensor, no reuse
   int inPlaceCount = 0;
   // By ValueId: the state value whose State-arena bytes this value lives in
