@@ -109,10 +109,29 @@ ValueId GraphBuilder::rmsNorm(const std::string& nodeName, ValueId x, ValueId we
   return emit(Op::Mul, {emit(Op::Mul, {x, inv}, {}, nodeName), weight}, {}, nodeName);
 }
 
+bool GraphBuilder::attentionFuses(const TensorType& q, const TensorType& k, const TensorType& v,
+                                  const TensorType* mask) {
+  const size_t rank = size_t(q.rank());
+  if (rank < 2 || rank - 2 > kAttentionMaxLeading || size_t(k.rank()) != rank || size_t(v.rank()) != rank) return false;
+  if (q.dtype != DType::F32 || k.dtype != DType::F32 || v.dtype != DType::F32) return false;
+  const int64_t T = q.shape[rank - 2], D = q.shape[rank - 1], S = k.shape[rank - 2], Dv = v.shape[rank - 1];
+  if (D > kAttentionMaxHeadDim || Dv > kAttentionMaxHeadDim || S < 1 || k.shape[rank - 1] != D ||
+      v.shape[rank - 2] != S)
+    return false;
+  for (size_t a = 0; a + 2 < rank; ++a)
+    if ((k.shape[a] != q.shape[a] && k.shape[a] != 1) || v.shape[a] != k.shape[a]) return false;
+  return !mask || (mask->shape == Shape{T, S} && mask->dtype == DType::F32);
+}
+
 ValueId GraphBuilder::attention(const std::string& nodeName, ValueId q, ValueId k, ValueId v, ValueId mask,
                                 double scale) {
   const int64_t rank = int64_t(g.type(k).rank());
   if (rank < 2) throw Error(nodeName + ": attention needs k of rank >= 2, got " + g.type(k).str());
+  if (attentionFuses(g.type(q), g.type(k), g.type(v), mask != kNoValue ? &g.type(mask) : nullptr)) {
+    std::vector<ValueId> in{q, k, v};
+    if (mask != kNoValue) in.push_back(mask);
+    return emit(Op::Attention, std::move(in), {{"scale", scale}}, nodeName);
+  }
   std::vector<int64_t> perm;
   for (int64_t a = 0; a < rank; ++a) perm.push_back(a);
   std::swap(perm[size_t(rank - 2)], perm[size_t(rank - 1)]);

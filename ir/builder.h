@@ -93,7 +93,14 @@ class GraphBuilder {
   // q [..., Sq, D], k [..., Sk, D], v [..., Sk, Dv]; leading axes broadcast
   // (MatMul's rules); mask (kNoValue: none) is added before the softmax and
   // broadcasts to [..., Sq, Sk] (0 to keep, a large negative to drop).
+  // One fused Attention node (ir/ops.def) where its kernel takes the shapes
+  // (attentionFuses), else the MatMul / Softmax chain.
   ValueId attention(const std::string& nodeName, ValueId q, ValueId k, ValueId v, ValueId mask, double scale);
+
+  static bool attentionFuses(const TensorType& q, const TensorType& k, const TensorType& v, const TensorType* mask);
+  // The fused kernel's limits (kernels/src/attention.comp).
+  static constexpr int64_t kAttentionMaxHeadDim = 512;
+  static constexpr size_t kAttentionMaxLeading = 6;
 
   // Rotary position embedding in the rotate-half layout (GPT-NeoX, Hugging
   // Face Llama): x · cos + rotate_half(x) · sin, where rotate_half(x) =

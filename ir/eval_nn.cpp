@@ -230,6 +230,51 @@ HostTensor evalRMSNorm(const Node& n, const Inputs& in, const TensorType& outT) 
   return out;
 }
 
+HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT) {
+  const HostTensor &q = *in[0], &k = *in[1], &v = *in[2];
+  const HostTensor* mask = in.size() > 3 ? in[3] : nullptr;
+  const Shape &qs = q.type.shape, &ks = k.type.shape;
+  const size_t rank = qs.size();
+  const int64_t T = qs[rank - 2], D = qs[rank - 1], S = ks[rank - 2], Dv = v.type.shape[rank - 1];
+  const double scale = n.f("scale", 1.0);
+  std::vector<double> Q = toDoubles(q), K = toDoubles(k), V = toDoubles(v), M;
+  if (mask) M = toDoubles(*mask);
+  const int64_t batches = numel(qs) / (T * D);
+  std::vector<double> Y(size_t(batches * T * Dv)), score(static_cast<size_t>(S));
+  for (int64_t b = 0; b < batches; ++b) {
+    // k's batch (its leading dims broadcast to q's)
+    int64_t kb = 0, rest = b, stride = 1;
+    for (size_t a = rank - 2; a-- > 0;) {
+      const int64_t idx = rest % qs[a];
+      rest /= qs[a];
+      if (ks[a] != 1) kb += idx * stride;
+      stride *= ks[a];
+    }
+    for (int64_t t = 0; t < T; ++t) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < S; ++j) {
+        const double m = mask ? M[size_t(t * S + j)] : 0.0;
+        double dot = 0;
+        for (int64_t d = 0; d < D; ++d) dot += Q[size_t((b * T + t) * D + d)] * K[size_t((kb * S + j) * D + d)];
+        score[size_t(j)] = m <= -1e30 ? m : dot * scale + m;  // a hidden key scores its mask (ops.def)
+        mx = nanMax(mx, score[size_t(j)]);
+      }
+      for (int64_t j = 0; j < S; ++j) sum += std::exp(score[size_t(j)] - mx);
+      for (int64_t e = 0; e < Dv; ++e) {
+        double acc = 0;
+        for (int64_t j = 0; j < S; ++j) {
+          const double w = std::exp(score[size_t(j)] - mx);
+          if (w != 0) acc += w * V[size_t((kb * S + j) * Dv + e)];
+        }
+        Y[size_t((b * T + t) * Dv + e)] = acc / sum;
+      }
+    }
+  }
+  HostTensor out(outT);
+  storeDoubles(out, Y);
+  return out;
+}
+
 HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm) {
   int rank = x.type.rank();
   int64_t axis = n.i("axis", -1);

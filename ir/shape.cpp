@@ -95,7 +95,8 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
     ValueId v = n.inputs[size_t(k)];
     // Conv's bias (slot 2, possibly followed by epilogue operands) and
     // LayerNorm's bias (last) may be absent.
-    bool optional = ((n.op == Op::Conv || n.op == Op::QMatMul) && k == 2) || (n.op == Op::LayerNorm && k == 2);
+    bool optional = ((n.op == Op::Conv || n.op == Op::QMatMul) && k == 2) || (n.op == Op::LayerNorm && k == 2) ||
+                    (n.op == Op::Attention && k == 3);
     if (v == kNoValue && !optional) fail(n, "input " + std::to_string(k) + " is missing");
     if (v != kNoValue && (v < 0 || size_t(v) >= g.values.size())) fail(n, "input " + std::to_string(k) + " is not a value");
   }
@@ -171,6 +172,25 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       const TensorType out = qmatmulType(n, x, in(1), hasIn(2) ? &in(2) : nullptr);
       checkEpilogueOperands(g, n, out);
       return {out};
+    }
+    case Op::Attention: {
+      const TensorType &k = in(1), &v = in(2);
+      if (rank < 2 || k.rank() != x.rank() || v.rank() != x.rank())
+        fail(n, "expects q, k, v of one rank >= 2, got " + x.str() + ", " + k.str() + ", " + v.str());
+      const int64_t T = x.shape[size_t(rank - 2)], S = k.shape[size_t(rank - 2)];
+      if (k.shape.back() != x.shape.back()) fail(n, "q " + x.str() + " and k " + k.str() + " differ in their last dim");
+      if (k.dtype != x.dtype || v.dtype != x.dtype) fail(n, "q, k, v must have one dtype");
+      for (int64_t a = 0; a + 2 < rank; ++a) {
+        if (k.shape[size_t(a)] != x.shape[size_t(a)] && k.shape[size_t(a)] != 1)
+          fail(n, "k " + k.str() + " does not broadcast to q " + x.str());
+        if (v.shape[size_t(a)] != k.shape[size_t(a)]) fail(n, "v " + v.str() + " and k " + k.str() + " differ");
+      }
+      if (v.shape[size_t(rank - 2)] != S) fail(n, "v " + v.str() + " and k " + k.str() + " differ in length");
+      if (hasIn(3) && (in(3).shape != Shape{T, S} || in(3).dtype != x.dtype))
+        fail(n, "mask " + in(3).str() + " is not [" + std::to_string(T) + ", " + std::to_string(S) + "] of q's dtype");
+      Shape s = x.shape;
+      s.back() = v.shape.back();
+      return {TensorType{x.dtype, s}};
     }
     case Op::Conv: {
       const TensorType& w = in(1);

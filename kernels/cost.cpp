@@ -65,6 +65,11 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   if (kernel == "eltwise") return mul(out, eltwiseOps(n));
   if (kernel == "batchnorm" || kernel == "layernorm" || kernel == "softmax") return mul(out, kNormOpsPerElement);
   if (kernel == "reduce") return count(inType(g, n, 0).numel());
+  if (kernel == "attention") {  // q kᵀ and p v, 2 flops per multiply-add
+    const Shape& k = inType(g, n, 1).shape;
+    const int64_t rows = outType(g, n).numel() / outType(g, n).shape.back();
+    return count(2 * rows * k[k.size() - 2] * (k.back() + outType(g, n).shape.back()));
+  }
   if (kernel == "pool2d") return mul(out, poolWindow(n));
   if (kernel == "pool2d_grad") return mul(count(inType(g, n, n.op == Op::MaxPoolGrad ? 1 : 0).numel()), poolWindow(n));
   return 0;  // copies, gathers, scatters, state writes, masks: data movement

@@ -98,6 +98,7 @@ enum ReduceCode : uint32_t { kSum = 0, kMean = 1, kMax = 2, kMin = 3, kProd = 4,
 std::vector<DispatchPlan> lowerReduce(const Graph& g, const Node& n, ReduceCode code);
 std::vector<DispatchPlan> lowerArgMax(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerSoftmax(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerLayerNorm(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerBatchNorm(const Graph& g, const Node& n);
 // lower_grad.cpp: gradient ops (passes/program/autodiff.cpp)

@@ -166,6 +166,21 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
             {{"format", int64_t(WeightFormat::Int4)}, {"group", int64_t(16)}});
       return;
     }
+    case Op::Attention: {
+      // Grouped heads: q [1, 2, 3, 4] against one k / v head [1, 1, 6, *],
+      // under a causal-style mask (hidden keys: -FLT_MAX, their rows unread).
+      HostTensor mask({DType::F32, {3, 6}});
+      for (int64_t t = 0; t < 3; ++t)
+        for (int64_t j = 0; j < 6; ++j) mask.setF(t * 6 + j, j > t + 2 ? -3.4028234663852886e38 : 0.125 * double(j));
+      b.out(op, {b.constant(DType::F32, {1, 2, 3, 4}), b.constant(DType::F32, {1, 1, 6, 4}),
+                 b.constant(DType::F32, {1, 1, 6, 5}), b.g.addConstant("attention_mask", mask)},
+            {{"scale", 0.5}});
+      // No mask, 300 keys: three chunks of the online softmax.
+      b.out(op, {b.constant(DType::F32, {2, 2, 16}), b.constant(DType::F32, {2, 300, 16}),
+                 b.constant(DType::F32, {2, 300, 8})},
+            {{"scale", 0.25}});
+      return;
+    }
     case Op::FusedEltwise:  // (x * y) + 0.5, then leaky_relu
       b.out(op, {x, y},
             {{"ops", std::string("mul,add,leaky_relu")}, {"args", std::vector<int64_t>{0, 1, 0, 2, -1, 0, 3, 0, 0}},

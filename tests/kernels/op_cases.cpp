@@ -165,6 +165,19 @@ void nnCases(Builder& b) {
         {N(F({1, 3, 3, 1, 64})), N(F({1, 3, 1, 37, 64}))}, tb);
   b.add("matvec bias+residual", Op::MatMul, {N(F({2, 1, 130})), N(F({130, 65})), N(F({65})), N(F({2, 1, 65}))},
         epi({7, 7}, {0, 0, 0, 0}));
+  // Fused attention (attention.comp): GQA broadcast, a causal mask over a
+  // cache (hidden keys unread), more keys than one 128-key chunk, Dv != D,
+  // head dims over 128 (several accumulators per invocation).
+  auto causal = [](int64_t rows, int64_t S, int64_t visibleAhead) {
+    return std::pair<TensorType, Fill>{F({rows, S}), Fill{Fill::CausalMask, visibleAhead}};
+  };
+  b.add("attention decode GQA masked cache", Op::Attention,
+        {N(F({1, 3, 3, 1, 64})), N(F({1, 3, 1, 300, 64})), N(F({1, 3, 1, 300, 64})), causal(1, 300, 170)},
+        {{"scale", 0.125}});
+  b.add("attention prefill 5 rows causal", Op::Attention,
+        {N(F({2, 5, 16})), N(F({2, 5, 16})), N(F({2, 5, 24})), causal(5, 5, 0)}, {{"scale", 0.25}});
+  b.add("attention no mask 260 keys head 160", Op::Attention,
+        {N(F({1, 2, 3, 160})), N(F({1, 2, 260, 160})), N(F({1, 2, 260, 200}))}, {{"scale", 0.08}});
   // Packed low-bit weights (QMatMul): qmatvec.comp up to 4 rows, qmatmul.comp's tiles above, every
   // format, odd N, epilogues (row-vector bias, residual, activation).
   auto qm = [&](const std::string& label, WeightFormat f, Shape x, int64_t n, int64_t group,
@@ -367,6 +380,11 @@ HostTensor makeInput(const OpCase& c, size_t k, uint32_t seed) {
       case Fill::SmallInt: t.setI(i, int64_t(r % 9) - 4); break;
       case Fill::Fixed: t.setI(i, f.range); break;
       case Fill::Scales: t.setF(i, (1.0 + 3.0 * u) / 128.0); break;
+      case Fill::CausalMask: {
+        const int64_t S = t.type.shape.back(), row = i / S, key = i % S;
+        t.setF(i, key <= row + f.range ? 0.0 : -3.4028234663852886e38);
+        break;
+      }
       case Fill::Words:
         if (f.range == int64_t(WeightFormat::F16)) {
           uint32_t lo = floatToHalf(float(u * 4.0 - 2.0)), hi = floatToHalf(float(double(mix(r) % 4096) / 1024.0 - 2.0));

@@ -1,0 +1,46 @@
+// Attention → attention (kernels/src/attention.comp: one workgroup per
+// query row, online softmax over chunks of keys).
+#include "ir/builder.h"
+#include "kernels/lower_common.h"
+
+namespace mgc::kern {
+
+std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
+  requireFloat(g, n, "attention");
+  const Shape &q = inType(g, n, 0).shape, &k = inType(g, n, 1).shape, &v = inType(g, n, 2).shape;
+  const Shape& out = outType(g, n).shape;
+  if (numel(out) == 0) return {};
+  const TensorType* mask = n.inputs.size() > 3 && n.inputs[3] != kNoValue ? &inType(g, n, 3) : nullptr;
+  if (!GraphBuilder::attentionFuses(inType(g, n, 0), inType(g, n, 1), inType(g, n, 2), mask))
+    fail(n, "the attention kernel takes f32 head dims up to " + std::to_string(GraphBuilder::kAttentionMaxHeadDim) +
+                ", up to " + std::to_string(GraphBuilder::kAttentionMaxLeading) +
+                " leading dims and at least one key; got q " + shapeStr(q) + ", k " + shapeStr(k) + ", v " + shapeStr(v));
+  const size_t lead = q.size() - 2;
+  const int64_t T = q[lead], D = q[lead + 1], S = k[lead], Dv = v[lead + 1];
+  const bool hasMask = mask != nullptr;
+  DispatchPlan d = makePlan(n, "attention");
+  const int64_t rows = numel(q) / D;
+  d.params = {u32(n, rows, "query rows"), u32(n, T, "query length"), u32(n, S, "key count"), u32(n, D, "head dim"),
+              u32(n, Dv, "value dim"), f32Bits(n.f("scale", 1.0)), hasMask ? 1u : 0u};
+  // q's leading dims, 1-padded on the left to kMaxLeading, then k's batch
+  // stride along each (row-major over k's leading dims, 0 where k broadcasts).
+  constexpr size_t kMaxLeading = GraphBuilder::kAttentionMaxLeading;
+  std::vector<int64_t> dims(kMaxLeading, 1), strides(kMaxLeading, 0);
+  int64_t stride = 1;
+  for (size_t a = lead; a-- > 0;) {
+    const size_t slot = kMaxLeading - lead + a;
+    dims[slot] = q[a];
+    strides[slot] = k[a] == 1 ? 0 : stride;
+    stride *= k[a];
+  }
+  for (int64_t x : dims) d.params.push_back(u32(n, x, "leading dim"));
+  for (int64_t x : strides) d.params.push_back(u32(n, x, "key batch stride"));
+  u32(n, numel(k), "key tensor size");
+  u32(n, numel(v), "value tensor size");
+  u32(n, numel(out), "output size");
+  d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], hasMask ? n.inputs[3] : n.inputs[0], n.outputs[0]};
+  setGroupGrid(d, n, uint64_t(rows));
+  return {d};
+}
+
+}  // namespace mgc::kern
