@@ -163,6 +163,11 @@ ValueId GraphBuilder::rotaryHalf(const std::string& nodeName, ValueId x, ValueId
 
 ValueId GraphBuilder::rotaryHalfSigned(const std::string& nodeName, ValueId x, ValueId cos, ValueId signedSin) {
   const int64_t d = rotaryWidth(nodeName, g.type(x)), last = int64_t(g.type(x).rank()) - 1;
+  const TensorType& xt = g.type(x);
+  if (xt.rank() >= 2 && xt.dtype == DType::F32) {  // cos and sin [T, D]: one Rotary node
+    const TensorType rows{DType::F32, {xt.shape[size_t(last - 1)], d}};
+    if (g.type(cos) == rows && g.type(signedSin) == rows) return emit(Op::Rotary, {x, cos, signedSin}, {}, nodeName);
+  }
   // The halves swapped by one gather (no slices, no concat): element i
   // reads i + d/2, wrapping.
   HostTensor swap(TensorType{DType::I64, {d}});

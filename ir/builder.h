@@ -109,8 +109,9 @@ class GraphBuilder {
   ValueId rotaryHalf(const std::string& nodeName, ValueId x, ValueId cos, ValueId sin);
   // The same with sin's first half negated beforehand (signedSin[..., i] =
   // -sin[..., i] for i < D/2): x · cos + swap_halves(x) · signedSin, one
-  // gather and one fused multiply-add. A model that keeps a signed sine
-  // table saves the negation at every layer.
+  // gather and one fused multiply-add (one Rotary node when x is f32 and
+  // cos and sin are [T, D] for x [..., T, D]). A model that keeps a signed
+  // sine table saves the negation at every layer.
   ValueId rotaryHalfSigned(const std::string& nodeName, ValueId x, ValueId cos, ValueId signedSin);
 
   // An additive causal mask [Tq, Tk] of `dtype`: 0 where key position <=

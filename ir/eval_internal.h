@@ -168,6 +168,7 @@ HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT
 HostTensor evalRMSNorm(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm);
 HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT);
+HostTensor evalRotary(const Inputs& in, const TensorType& outT);
 
 // eval_reduce.cpp
 enum class ReduceKind { Sum, Mean, Max, Min, Prod };

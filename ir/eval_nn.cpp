@@ -230,6 +230,20 @@ HostTensor evalRMSNorm(const Node& n, const Inputs& in, const TensorType& outT) 
   return out;
 }
 
+HostTensor evalRotary(const Inputs& in, const TensorType& outT) {
+  const HostTensor &x = *in[0], &cos = *in[1], &sin = *in[2];
+  const int64_t D = x.type.shape.back(), T = x.type.shape[x.type.shape.size() - 2], half = D / 2;
+  std::vector<double> X = toDoubles(x), C = toDoubles(cos), S = toDoubles(sin), Y(X.size());
+  for (size_t i = 0; i < X.size(); ++i) {
+    const int64_t d = int64_t(i) % D, row = (int64_t(i) / D) % T;
+    const size_t partner = d < half ? i + size_t(half) : i - size_t(half), c = size_t(row * D + d);
+    Y[i] = X[i] * C[c] + X[partner] * S[c];
+  }
+  HostTensor out(outT);
+  storeDoubles(out, Y);
+  return out;
+}
+
 HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT) {
   const HostTensor &q = *in[0], &k = *in[1], &v = *in[2];
   const HostTensor* mask = in.size() > 3 ? in[3] : nullptr;

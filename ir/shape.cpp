@@ -173,6 +173,15 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       checkEpilogueOperands(g, n, out);
       return {out};
     }
+    case Op::Rotary: {
+      const int64_t D = rank >= 2 ? x.shape.back() : 0;
+      if (rank < 2 || D % 2 != 0) fail(n, "expects x [..., T, D] with D even, got " + x.str());
+      const Shape rows{x.shape[size_t(rank - 2)], D};
+      for (int k = 1; k < 3; ++k)
+        if (in(k).shape != rows || in(k).dtype != x.dtype)
+          fail(n, "cos / sin " + in(k).str() + " is not " + TensorType{x.dtype, rows}.str());
+      return {x};
+    }
     case Op::Attention: {
       const TensorType &k = in(1), &v = in(2);
       if (rank < 2 || k.rank() != x.rank() || v.rank() != x.rank())

@@ -65,6 +65,7 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   if (kernel == "eltwise") return mul(out, eltwiseOps(n));
   if (kernel == "batchnorm" || kernel == "layernorm" || kernel == "softmax") return mul(out, kNormOpsPerElement);
   if (kernel == "reduce") return count(inType(g, n, 0).numel());
+  if (kernel == "rotary") return mul(out, 3);
   if (kernel == "attention") {  // q kᵀ and p v, 2 flops per multiply-add
     const Shape& k = inType(g, n, 1).shape;
     const int64_t rows = outType(g, n).numel() / outType(g, n).shape.back();

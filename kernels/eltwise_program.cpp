@@ -144,7 +144,7 @@ void emitNodeOp(EltwiseProgram& p, const Graph& g, const Node& n, const std::vec
     case Op::ReduceMin: case Op::ReduceProd: case Op::ArgMax: case Op::Reshape: case Op::Transpose: case Op::Concat:
     case Op::Slice: case Op::Gather: case Op::Expand: case Op::Pad: case Op::ConvGradInput: case Op::ConvGradWeight:
     case Op::MaxPoolGrad: case Op::AvgPoolGrad: case Op::GatherGrad: case Op::GatherElements:
-    case Op::ScatterElements: case Op::DropoutMask: case Op::StateWrite: case Op::QMatMul: case Op::Attention:
+    case Op::ScatterElements: case Op::DropoutMask: case Op::StateWrite: case Op::QMatMul: case Op::Attention: case Op::Rotary:
     case Op::FusedEltwise:
       fail(n, "not an elementwise op");
   }

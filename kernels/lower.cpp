@@ -35,6 +35,7 @@ std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
     case Op::LayerNorm: case Op::RMSNorm: return lowerLayerNorm(g, n);
     case Op::Softmax: return lowerSoftmax(g, n);
     case Op::Attention: return lowerAttention(g, n);
+    case Op::Rotary: return lowerRotary(g, n);
     case Op::LogSoftmax: return lowerSoftmax(g, n);
     case Op::ReduceSum: return lowerReduce(g, n, kSum);
     case Op::ReduceMean: return lowerReduce(g, n, kMean);

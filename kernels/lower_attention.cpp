@@ -1,5 +1,6 @@
 // Attention → attention (kernels/src/attention.comp: one workgroup per
-// query row, online softmax over chunks of keys).
+// query row, online softmax over chunks of keys); Rotary → rotary (the
+// RoPE that feeds attention's q and k).
 #include "ir/builder.h"
 #include "kernels/lower_common.h"
 
@@ -40,6 +41,17 @@ std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
   u32(n, numel(out), "output size");
   d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], hasMask ? n.inputs[3] : n.inputs[0], n.outputs[0]};
   setGroupGrid(d, n, uint64_t(rows));
+  return {d};
+}
+
+std::vector<DispatchPlan> lowerRotary(const Graph& g, const Node& n) {
+  requireFloat(g, n, "rotary");
+  const Shape& x = inType(g, n, 0).shape;
+  if (numel(x) == 0) return {};
+  DispatchPlan d = makePlan(n, "rotary");
+  d.params = {u32(n, numel(x), "tensor size"), u32(n, x.back(), "rotary width"), u32(n, x[x.size() - 2], "rows")};
+  d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], n.outputs[0]};
+  setItemGrid(d, n, uint64_t(numel(x)));
   return {d};
 }
 

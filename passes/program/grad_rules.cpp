@@ -83,6 +83,7 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     case Op::FusedEltwise: noGradient(n, "fused_eltwise has no gradient rule (autodiff runs before fusion)");
     // Packed low-bit weights are for inference; training keeps f32 weights.
     case Op::QMatMul: noGradient(n, "qmatmul has no gradient (packed low-bit weights are for inference: train in f32)");
+    case Op::Rotary: noGradient(n, "rotary (the fused kernel) has no gradient rule: it is built for generation entry points, which do not train");
     case Op::Attention: noGradient(n, "attention (the fused kernel) has no gradient rule: it is built for generation entry points, which do not train");
   }
   noGradient(n, "unknown op");

@@ -166,6 +166,9 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
             {{"format", int64_t(WeightFormat::Int4)}, {"group", int64_t(16)}});
       return;
     }
+    case Op::Rotary:  // x [2, 3, 4] with cos / sin rows [3, 4]
+      b.out(op, {b.constant(DType::F32, {2, 3, 4}), b.constant(DType::F32, {3, 4}), b.constant(DType::F32, {3, 4})});
+      return;
     case Op::Attention: {
       // Grouped heads: q [1, 2, 3, 4] against one k / v head [1, 1, 6, *],
       // under a causal-style mask (hidden keys: -FLT_MAX, their rows unread).

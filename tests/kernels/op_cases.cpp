@@ -178,6 +178,8 @@ void nnCases(Builder& b) {
         {N(F({2, 5, 16})), N(F({2, 5, 16})), N(F({2, 5, 24})), causal(5, 5, 0)}, {{"scale", 0.25}});
   b.add("attention no mask 260 keys head 160", Op::Attention,
         {N(F({1, 2, 3, 160})), N(F({1, 2, 260, 160})), N(F({1, 2, 260, 200}))}, {{"scale", 0.08}});
+  b.add("rotary q [1, 9, 1, 64]", Op::Rotary, {N(F({1, 9, 1, 64})), N(F({1, 64})), N(F({1, 64}))});
+  b.add("rotary prefill [2, 3, 5, 6]", Op::Rotary, {N(F({2, 3, 5, 6})), N(F({5, 6})), N(F({5, 6}))});
   // Packed low-bit weights (QMatMul): qmatvec.comp up to 4 rows, qmatmul.comp's tiles above, every
   // format, odd N, epilogues (row-vector bias, residual, activation).
   auto qm = [&](const std::string& label, WeightFormat f, Shape x, int64_t n, int64_t group,
