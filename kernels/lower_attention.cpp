@@ -36,13 +36,6 @@ std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
   }
   for (int64_t x : dims) d.params.push_back(u32(n, x, "leading dim"));
   for (int64_t x : strides) d.params.push_back(u32(n, x, "key batch stride"));
-  // Lanes per group of invocations summing p·v (attention.comp, p[19]).
-  uint32_t lanes = 128;
-  if (Dv <= 64) {
-    lanes = 1;
-    while (lanes < uint32_t(Dv)) lanes *= 2;
-  }
-  d.params.push_back(lanes);
   u32(n, numel(k), "key tensor size");
   u32(n, numel(v), "value tensor size");
   u32(n, numel(out), "output size");

@@ -13,10 +13,6 @@
 //   p[5] scale (f32 bits)  p[6] has mask (0/1)
 //   p[7..12]  q's leading dims (B = their product), 1-padded on the left
 //   p[13..18] k's batch stride along each of those dims (0: broadcast)
-//   p[19] lanes L: Dv <= 64 gives L = the power of two >= Dv and 128 / L
-//         groups of invocations, each summing every (128 / L)-th key of a
-//         chunk into its own accumulator (combined at the end); else 128,
-//         each invocation summing every key for up to 4 output columns
 #version 450
 layout(local_size_x = 128) in;
 #include "common.glsl"
@@ -30,7 +26,6 @@ layout(std430, set = 0, binding = 5) writeonly buffer Out { float outv[]; };
 
 shared float qRow[512];
 shared float weight[128];
-shared float partial[128];
 
 const float kHidden = -1e30;
 
@@ -71,12 +66,12 @@ void main() {
     float rescale = negInf(runMax) ? 0.0 : exp(runMax - newMax);
     weight[tid] = w;
     runSum = runSum * rescale + workgroupSum(w);  // its barriers publish weight[]
-    uint n = min(128u, S - j0), lanes = p[19], groups = 128 / lanes, lane = tid % lanes;
+    uint n = min(128u, S - j0);
     for (uint i = 0; i < 4; ++i) {
-      uint e = lane + i * 128;
+      uint e = tid + i * 128;
       if (e < Dv) {
         float a = acc[i] * rescale;
-        for (uint jj = tid / lanes; jj < n; jj += groups) {
+        for (uint jj = 0; jj < n; ++jj) {
           float wj = weight[jj];
           if (wj != 0.0) a += wj * v[vBase + (j0 + jj) * Dv + e];
         }
@@ -86,18 +81,8 @@ void main() {
     runMax = newMax;
     barrier();  // every weight[] read is done before the next chunk writes
   }
-  uint lanes = p[19], lane = tid % lanes;
-  if (lanes < 128) {  // the groups' accumulators of one column, summed
-    partial[tid] = acc[0];
-    barrier();
-    if (tid < lanes) {
-      for (uint g = 1; g < 128 / lanes; ++g) acc[0] += partial[g * lanes + tid];
-    }
-  }
-  if (tid < lanes || lanes == 128) {
-    for (uint i = 0; i < 4; ++i) {
-      uint e = lane + i * 128;
-      if (e < Dv) outv[row * Dv + e] = acc[i] / runSum;
-    }
+  for (uint i = 0; i < 4; ++i) {
+    uint e = tid + i * 128;
+    if (e < Dv) outv[row * Dv + e] = acc[i] / runSum;
   }
 }
