@@ -339,3 +339,18 @@ TEST_CASE("hf: --weights packs the linear layers; widths that do not fit are err
   onnx.linear.format = WeightFormat::Int8;
   CHECK_THROWS_WITH(importModel("examples/cnn.onnx", onnx), Contains("--weights int8 is for Hugging Face checkpoint folders"));
 }
+
+TEST_CASE("hf: generation entry points use the fused attention and rotary kernels", "[hf]") {
+  // One Attention and two Rotary nodes per layer (q and k), no Softmax
+  // left: the builder took the fused spellings for the cache's shapes.
+  TinyCheckpoint ck;
+  hf::GenerationGraphs gen = hf::importCheckpointForGeneration(ck.save(), 16, 8);
+  for (const Graph* g : {&gen.prefill, &gen.decode}) {
+    std::map<Op, int> count;
+    for (const Node& n : g->nodes) ++count[n.op];
+    INFO(g->name);
+    CHECK(count[Op::Attention] == 1);
+    CHECK(count[Op::Rotary] == 2);
+    CHECK(count[Op::Softmax] == 0);
+  }
+}
