@@ -91,6 +91,9 @@ std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n);  // lower
 // Up to this many rows, a product streams its weights once through many
 // small workgroups (matvec.comp, qmatvec.comp) instead of 64x64 tiles.
 constexpr int64_t kMatVecRows = 4;
+// matvec.comp takes its narrow shape (4 columns x 64 slices per workgroup)
+// up to this many output columns; wider outputs are bandwidth-bound.
+constexpr int64_t kMatVecNarrowUpTo = 8192;
 std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerPool(const Graph& g, const Node& n);
 // reduce.comp's op codes (params[2]).

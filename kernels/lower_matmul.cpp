@@ -46,12 +46,14 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   u32(n, std::max(numel(a), numel(b)), "operand size");
   d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
   appendEpilogue(g, n, d, n.inputs[0]);
-  d.params.push_back(uint32_t(layout.transA) | uint32_t(layout.transB) << 1);  // p[36]
+  // p[36]: layout bits; bit 2 (matvec only): the narrow workgroup shape.
+  const bool narrow = M <= kMatVecRows && N <= kMatVecNarrowUpTo;
+  d.params.push_back(uint32_t(layout.transA) | uint32_t(layout.transB) << 1 | uint32_t(narrow) << 2);
   auto tiles = [](int64_t x) { return (x + 63) / 64; };
   auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
   if (M <= kMatVecRows) {
     d.kernel = "matvec";
-    const int64_t cols = 8;  // columns per workgroup (matvec.comp)
+    const int64_t cols = narrow ? 4 : 8;  // columns per workgroup (matvec.comp)
     d.groups[0] = clamp((N + cols - 1) / cols);
     d.groups[1] = 1;
     d.groups[2] = clamp(batches);

@@ -8,11 +8,16 @@
 //   B stored [N, K] (trans_b, K contiguous): a workgroup owns 8 columns,
 //     one warp each, lanes stride over K, partial sums meet in shared
 //     memory.
+// Narrow (p[36] bit 2, outputs up to 8192 wide): 4 columns x 64 slices,
+// which halves each lane's serial walk over K and doubles the workgroups:
+// on the H200 a decode projection's time grew with K / slices, not with
+// its bytes (576 x 576: 9.6 -> 7.9 us), while a wide one (an lm_head)
+// is bandwidth-bound and keeps whole sectors.
 // Same bindings and params as matmul.comp (lowering picks one by M):
 // Bindings: 1 = A, 2 = B, 3, 4 = epilogue operands, 5 = C.
 // Params: p[0] M, p[1] N, p[2] K, p[3] batch, p[4..7] output batch dims,
 // p[8..11] / p[12..15] A / B batch strides, p[16..35] fused epilogue,
-// p[36] layout bits (trans_a, trans_b).
+// p[36] layout bits (trans_a, trans_b, narrow).
 // Grid: (column groups, 1, batch), clamped; workgroups loop over the rest.
 #version 450
 layout(local_size_x = 256) in;
@@ -57,9 +62,10 @@ void main() {
   uint M = p[0], N = p[1], K = p[2], batches = p[3];
   bool tb = (p[36] & 2u) != 0u;
   uint t = gl_LocalInvocationIndex;
-  // 8 columns x 32 k-slices; [N, K]: a warp per column, lanes along K.
-  const uint cols = 8u, slices = 32u;
-  uint col = tb ? t / 32u : t % 8u, slice = tb ? t % 32u : t / 8u;
+  // 8 columns x 32 k-slices (narrow: 4 x 64); [N, K]: lanes along K.
+  bool narrow = (p[36] & 4u) != 0u;
+  uint cols = narrow ? 4u : 8u, slices = narrow ? 64u : 32u;
+  uint col = tb ? t / slices : t % cols, slice = tb ? t % slices : t / cols;
   uint groups = (N + cols - 1u) / cols;
   for (uint bz = gl_WorkGroupID.z; bz < batches; bz += gl_NumWorkGroups.z) {
     uint offA, offB;

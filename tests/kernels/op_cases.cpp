@@ -159,6 +159,9 @@ void nnCases(Builder& b) {
   // At most 4 rows (a decode step): matvec.comp, both B layouts, column counts off the workgroup width,
   // A stored transposed, batch broadcast, fused epilogue.
   b.add("matvec 1x577@577x70", Op::MatMul, {N(F({1, 577})), N(F({577, 70}))});
+  // Over kMatVecNarrowUpTo columns: the wide workgroup shape (8 x 32), both layouts.
+  b.add("matvec wide 1x40@40x8200", Op::MatMul, {N(F({1, 40})), N(F({40, 8200}))});
+  b.add("matvec wide 2 rows trans_b 8200x40", Op::MatMul, {N(F({2, 40})), N(F({8200, 40}))}, tb);
   b.add("matvec 4 rows trans_b 45x300", Op::MatMul, {N(F({4, 300})), N(F({45, 300}))}, tb);
   b.add("matvec trans_a 3 rows", Op::MatMul, {N(F({130, 3})), N(F({130, 33}))}, ta);
   b.add("matvec batch broadcast trans_b (attention scores)", Op::MatMul,
