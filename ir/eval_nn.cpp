@@ -254,32 +254,29 @@ HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT
   std::vector<double> Q = toDoubles(q), K = toDoubles(k), V = toDoubles(v), M;
   if (mask) M = toDoubles(*mask);
   const int64_t batches = numel(qs) / (T * D);
-  std::vector<double> Y(size_t(batches * T * Dv)), score(static_cast<size_t>(S));
-  for (int64_t b = 0; b < batches; ++b) {
-    // k's batch (its leading dims broadcast to q's)
-    int64_t kb = 0, rest = b, stride = 1;
-    for (size_t a = rank - 2; a-- > 0;) {
-      const int64_t idx = rest % qs[a];
-      rest /= qs[a];
-      if (ks[a] != 1) kb += idx * stride;
-      stride *= ks[a];
-    }
+  std::vector<double> Y(size_t(batches * T * Dv)), weight(static_cast<size_t>(S));
+  // k's batch for each of q's: its leading dims broadcast to q's.
+  const Shape qLead(qs.begin(), qs.end() - 2), kLead(ks.begin(), ks.end() - 2);
+  StridedWalk w(qLead, {broadcastStrides(kLead, qLead)});
+  for (int64_t b = 0; b < batches; ++b, w.next()) {
+    const int64_t kb = w[0];
     for (int64_t t = 0; t < T; ++t) {
       double mx = -INFINITY, sum = 0;
       for (int64_t j = 0; j < S; ++j) {
         const double m = mask ? M[size_t(t * S + j)] : 0.0;
         double dot = 0;
         for (int64_t d = 0; d < D; ++d) dot += Q[size_t((b * T + t) * D + d)] * K[size_t((kb * S + j) * D + d)];
-        score[size_t(j)] = m <= -1e30 ? m : dot * scale + m;  // a hidden key scores its mask (ops.def)
-        mx = nanMax(mx, score[size_t(j)]);
+        weight[size_t(j)] = m <= -1e30 ? m : dot * scale + m;  // a hidden key scores its mask (ops.def)
+        mx = nanMax(mx, weight[size_t(j)]);
       }
-      for (int64_t j = 0; j < S; ++j) sum += std::exp(score[size_t(j)] - mx);
+      for (double& x : weight) {  // scores become weights
+        x = std::exp(x - mx);
+        sum += x;
+      }
       for (int64_t e = 0; e < Dv; ++e) {
         double acc = 0;
-        for (int64_t j = 0; j < S; ++j) {
-          const double w = std::exp(score[size_t(j)] - mx);
-          if (w != 0) acc += w * V[size_t((kb * S + j) * Dv + e)];
-        }
+        for (int64_t j = 0; j < S; ++j)
+          if (weight[size_t(j)] != 0) acc += weight[size_t(j)] * V[size_t((kb * S + j) * Dv + e)];
         Y[size_t((b * T + t) * Dv + e)] = acc / sum;
       }
     }

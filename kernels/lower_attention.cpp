@@ -24,16 +24,13 @@ std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
   d.params = {u32(n, rows, "query rows"), u32(n, T, "query length"), u32(n, S, "key count"), u32(n, D, "head dim"),
               u32(n, Dv, "value dim"), f32Bits(n.f("scale", 1.0)), hasMask ? 1u : 0u};
   // q's leading dims, 1-padded on the left to kMaxLeading, then k's batch
-  // stride along each (row-major over k's leading dims, 0 where k broadcasts).
+  // stride along each (its leading dims broadcast to q's: 0 on broadcast).
   constexpr size_t kMaxLeading = GraphBuilder::kAttentionMaxLeading;
-  std::vector<int64_t> dims(kMaxLeading, 1), strides(kMaxLeading, 0);
-  int64_t stride = 1;
-  for (size_t a = lead; a-- > 0;) {
-    const size_t slot = kMaxLeading - lead + a;
-    dims[slot] = q[a];
-    strides[slot] = k[a] == 1 ? 0 : stride;
-    stride *= k[a];
-  }
+  const Shape qLead(q.begin(), q.begin() + lead), kLead(k.begin(), k.begin() + lead);
+  std::vector<int64_t> dims(kMaxLeading - lead, 1), strides(kMaxLeading - lead, 0);
+  dims.insert(dims.end(), qLead.begin(), qLead.end());
+  const std::vector<int64_t> kStrides = broadcastStrides(kLead, qLead);
+  strides.insert(strides.end(), kStrides.begin(), kStrides.end());
   for (int64_t x : dims) d.params.push_back(u32(n, x, "leading dim"));
   for (int64_t x : strides) d.params.push_back(u32(n, x, "key batch stride"));
   u32(n, numel(k), "key tensor size");

@@ -229,13 +229,13 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
 
   // Greedy by size (largest first, ties by begin for determinism): lowest
   // offset that overlaps no placed interval live at the same time.
-  auto place = [&intervals](bool byLevel) {
-    std::vector<size_t> order(intervals.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      if (intervals[a].size != intervals[b].size) return intervals[a].size > intervals[b].size;
-      return intervals[a].begin < intervals[b].begin;
-    });
+  std::vector<size_t> order(intervals.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (intervals[a].size != intervals[b].size) return intervals[a].size > intervals[b].size;
+    return intervals[a].begin < intervals[b].begin;
+  });
+  auto place = [&intervals, &order](bool byLevel) {
     std::vector<size_t> placed;
     uint64_t peak = 0;
     for (size_t i : order) {

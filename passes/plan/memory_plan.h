@@ -8,8 +8,8 @@
 // values share bytes only if neither their step nor their level lifetimes
 // overlap, so that reuse adds no barrier (a later writer waiting for an
 // earlier value's readers it does not depend on). That plan is dropped for
-// the step-only one when it needs over a quarter (and over 1 MiB) more. Alias ops (Reshape,
-// Identity) share their input's storage; an elementwise op may write in place
+// the step-only one when it needs over a quarter (and over 1 MiB) more.
+// Alias ops (Reshape, Identity) share their input's storage; an elementwise op may write in place
 // over an input that dies at that op and has the output's shape.
 // State values (Value::isState) are left unplaced (arena -1): the driver puts
 // them in the State arena shared by all entry points.
