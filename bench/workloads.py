@@ -118,7 +118,14 @@ def run_ms(out):
     return float(m.group(1)), float(m.group(2))
 
 
-def bench(name, work, mgc_bin, do_compile, steps):
+def profile(mgc_bin, bundle, args, trace, table):
+    """One profiled run (GPU timestamps): the per-kernel table mgc prints goes to `table`."""
+    out = mgc([mgc_bin, "run", bundle, *args, "--warmup", "3", "--iterations", "5", "--profile", trace])
+    with open(table, "w") as f:
+        f.write(out)
+
+
+def bench(name, work, mgc_bin, do_compile, steps, prof=None):
     make, in_spec, (tshape, classes), loss_flags, desc = WORKLOADS[name]
     if QUICK:
         make, in_spec, (tshape, classes) = SMALL[name]
@@ -187,6 +194,8 @@ def bench(name, work, mgc_bin, do_compile, steps):
     outdir = os.path.join(work, name + ".out")
     out = mgc([mgc_bin, "run", fwd, *ins, "--output-dir", outdir, *(["--iterations", "1"] if QUICK else ["--warmup", "10", "--iterations", "50"])])
     r["mgc_wall_ms"], r["mgc_gpu_ms"] = run_ms(out)
+    if prof:
+        profile(mgc_bin, fwd, ins, os.path.join(work, name + "_fwd_trace.json"), os.path.join(prof, name + "_fwd_profile.txt"))
     y = np.load(os.path.join(outdir, "y.npy"))
     r["max_err"] = float(np.abs(y - ref).max() / max(1e-12, np.abs(ref).max()))
     trn = os.path.join(work, name + "_train.mgb")
@@ -199,6 +208,9 @@ def bench(name, work, mgc_bin, do_compile, steps):
     out = mgc([mgc_bin, "run", trn, "--entry", "train_step", *ins, "-i",
                "labels=%s" % os.path.join(work, "%s_labels.npy" % name), *(["--iterations", "1"] if QUICK else ["--warmup", "3", "--iterations", str(steps)])])
     r["mgc_train_wall_ms"], r["mgc_train_gpu_ms"] = run_ms(out)
+    if prof:
+        profile(mgc_bin, trn, ["--entry", "train_step", *ins, "-i", "labels=%s" % os.path.join(work, "%s_labels.npy" % name)],
+                os.path.join(work, name + "_train_trace.json"), os.path.join(prof, name + "_train_profile.txt"))
     return r
 
 
@@ -233,6 +245,8 @@ def main():
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--commit", default="?")
+    ap.add_argument("--profile", action="store_true",
+                    help="also one profiled run of each bundle: OUT/<name>_{fwd,train}_profile.txt (top kernels)")
     ap.add_argument("--quick", action="store_true", help="one run of each measurement (smoke test)")
     args = ap.parse_args()
     global QUICK
@@ -246,7 +260,8 @@ def main():
     for name in (args.only.split(",") if args.only else WORKLOADS):
         t0 = time.time()
         try:
-            rows.append(bench(name, work, args.mgc, not args.no_compile, args.steps))
+            rows.append(bench(name, work, args.mgc, not args.no_compile, args.steps,
+                              args.out if args.profile else None))
         except Exception as e:  # one failure must not hide the other workloads
             rows.append({"workload": name, "desc": WORKLOADS[name][4], "error": str(e)[:300]})
         print(name, "%.0f s" % (time.time() - t0), json.dumps(rows[-1]), flush=True)

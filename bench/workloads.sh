@@ -4,7 +4,7 @@
 # (bench/workloads.py). Expects bench/bin/ (mgc + its two shared libraries,
 # built here) and the Vulkan loader unpacked. Writes $OUT/workloads.md and
 # $OUT/workloads.json. Arguments go to workloads.py (--only NAME,...,
-# --no-compile, --steps N, --commit SHA).
+# --no-compile, --steps N, --commit SHA, --profile).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 BIN=$(cd "$(dirname "$0")/bin" && pwd)

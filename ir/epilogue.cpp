@@ -19,12 +19,47 @@ bool hasRowOperands(const Graph& g, const Node& n) {
   return n.op == Op::QMatMul || (n.op == Op::MatMul && g.type(n.inputs[1]).rank() >= 2);
 }
 
+Prologue prologueOf(const Node& n) {
+  if (n.has("rms_eps")) return Prologue::RmsNorm;
+  if (n.i("swiglu", 0) != 0) return Prologue::SwiGlu;
+  return Prologue::None;
+}
+
+ValueId prologueOperand(const Node& n) { return hasPrologue(n) && !n.inputs.empty() ? n.inputs.back() : kNoValue; }
+
+void checkPrologue(const Graph& g, const Node& n) {
+  const Prologue kind = prologueOf(n);
+  if (kind == Prologue::None) return;
+  auto bad = [&](const std::string& why) {
+    throw Error("node '" + n.name + "' (" + opName(n.op) + "): prologue: " + why);
+  };
+  if (n.has("rms_eps") && n.has("swiglu")) bad("rms_eps and swiglu exclude each other");
+  if (n.op != Op::MatMul && n.op != Op::QMatMul) bad("only on matmul and qmatmul");
+  // QMatMul keeps its scales slot (input 2, `none` for f16) before it.
+  if (n.inputs.size() < (n.op == Op::QMatMul ? 4u : 3u) || n.inputs.back() == kNoValue)
+    bad("its operand (the last input) is missing");
+  if (n.op == Op::MatMul && n.i("trans_a", 0) != 0) bad("a must not be transposed");
+  const TensorType& a = g.type(n.inputs[0]);
+  const TensorType& u = g.type(n.inputs.back());
+  if (a.dtype != DType::F32 || a.rank() < 1) bad("a must be f32 of rank >= 1, got " + a.str());
+  const int64_t K = a.shape.back();
+  if (K > 0 && a.numel() / K > kPrologueMaxRows)
+    bad("a " + a.str() + " has more than " + std::to_string(kPrologueMaxRows) + " rows");
+  if (kind == Prologue::RmsNorm) {
+    if (u.shape != Shape{K} || u.dtype != a.dtype) bad("norm weight " + u.str() + " is not f32[" + std::to_string(K) + "]");
+    const double eps = n.f("rms_eps");
+    if (!(eps >= 0) || !std::isfinite(eps)) bad("rms_eps must be finite and >= 0");
+  } else if (u != a) {
+    bad("swiglu operand " + u.str() + " is not a's type " + a.str());
+  }
+}
+
 int epilogueFirstInput(Op op) { return op == Op::Conv || op == Op::QMatMul ? 3 : 2; }
 
 Epilogue readEpilogue(const Node& n) {
   Epilogue e;
   int first = epilogueFirstInput(n.op);
-  int extra = std::max(0, int(n.inputs.size()) - first);
+  int extra = std::max(0, int(n.inputs.size()) - first - (hasPrologue(n) ? 1 : 0));
   if (!n.has("epilogue")) {
     if (n.has("epilogue_args")) fail(n, "epilogue_args without epilogue");
     if (extra != 0) fail(n, "has " + std::to_string(extra) + " extra inputs but no epilogue");

@@ -25,6 +25,21 @@
 //
 //   %y = conv(%x, %w, %b, %skip) {epilogue = [7, 1], epilogue_args = [0.0, 0.0, 0.0, 0.0], ...}
 //   is relu(conv(%x, %w, %b) + %skip) in one node.
+//
+// Fused prologues (MatMul, QMatMul; written by passes/graph/fuse_prologue.cpp):
+// the node first transforms its first operand a with its LAST input u, then
+// multiplies. One of the attributes
+//
+//   rms_eps (float)  a' = a / sqrt(mean(a², last axis) + rms_eps) * u   u: the norm weight [K]
+//   swiglu = 1       a' = silu(a) * u = a * sigmoid(a) * u              u: a's shape
+//
+// so that the rms_norm before a decode step's projections, and the SwiGLU
+// gate before its down projection, need no dispatch of their own: the
+// matvec kernels apply them as they read a. Only where a is f32, not
+// transposed, with at most kPrologueMaxRows rows.
+//
+//   %q = matmul(%x, %wq, %g) {rms_eps = 1e-05}   is matmul(rms_norm(%x, %g), %wq)
+//   %d = qmatmul(%gate, %w, %s, %up) {swiglu = 1, ...}   is qmatmul(silu(%gate) * %up, %w, %s)
 #pragma once
 
 #include <cstdint>
@@ -52,6 +67,18 @@ struct Epilogue {
   std::vector<double> args;  // 2 per step
   int numOperands() const;
 };
+
+// The prologue: its kind, its operand (the last input), and the most rows
+// of a it is fused for (the matvec kernels').
+enum class Prologue { None, RmsNorm, SwiGlu };
+constexpr int64_t kPrologueMaxRows = 4;
+Prologue prologueOf(const Node& n);
+inline bool hasPrologue(const Node& n) { return prologueOf(n) != Prologue::None; }
+ValueId prologueOperand(const Node& n);
+// Checks a and the prologue's operand: a is f32, not transposed, with at
+// most kPrologueMaxRows rows; u is [K] (rms) or a's type (swiglu). Throws
+// mgc::Error naming the node.
+void checkPrologue(const Graph& g, const Node& n);
 
 // Index of the first epilogue operand among the node's inputs (Conv 3,
 // MatMul 2).

@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "ir/epilogue.h"
 #include "ir/eval_internal.h"
 #include "ir/fused_eltwise.h"
 #include "ir/matmul.h"
@@ -106,7 +107,8 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::Where: return evalWhere(x, y(), *in[2], T);
     case Op::MatMul: {
       const MatMulLayout layout = matmulLayout(n);
-      HostTensor out = evalMatMul(layout.transA ? swapLastTwo(x) : x, layout.transB ? swapLastTwo(y()) : y(), T);
+      const HostTensor a = hasPrologue(n) ? evalPrologue(n, in) : x;
+      HostTensor out = evalMatMul(layout.transA ? swapLastTwo(a) : a, layout.transB ? swapLastTwo(y()) : y(), T);
       applyEpilogue(n, in, out);
       return out;
     }
@@ -114,7 +116,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
       const WeightFormat f = WeightFormat(n.i("format", 0));
       const int64_t K = x.type.shape.back();
       HostTensor w = dequantizeWeight(y(), in.size() > 2 && in[2] ? in[2] : nullptr, f, K, n.i("group", 0));
-      HostTensor out = evalMatMul(x, swapLastTwo(w), T);
+      HostTensor out = evalMatMul(hasPrologue(n) ? evalPrologue(n, in) : x, swapLastTwo(w), T);
       applyEpilogue(n, in, out);
       return out;
     }

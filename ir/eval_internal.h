@@ -166,6 +166,9 @@ HostTensor evalAvgPool(const Node& n, const HostTensor& x, const TensorType& out
 HostTensor evalBatchNorm(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalRMSNorm(const Node& n, const Inputs& in, const TensorType& outT);
+// A MatMul / QMatMul's fused prologue (ir/epilogue.h) applied to its first
+// operand: RMS-normalized and scaled by the norm weight, or silu(a) * u.
+HostTensor evalPrologue(const Node& n, const Inputs& in);
 HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm);
 HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalRotary(const Inputs& in, const TensorType& outT);

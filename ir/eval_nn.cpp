@@ -230,6 +230,23 @@ HostTensor evalRMSNorm(const Node& n, const Inputs& in, const TensorType& outT) 
   return out;
 }
 
+HostTensor evalPrologue(const Node& n, const Inputs& in) {
+  const HostTensor &a = *in.front(), &u = *in.back();
+  if (prologueOf(n) == Prologue::RmsNorm) {
+    Node norm;
+    norm.op = Op::RMSNorm;
+    norm.name = n.name;
+    norm.attrs["epsilon"] = n.f("rms_eps");
+    return evalRMSNorm(norm, {&a, &u}, a.type);
+  }
+  HostTensor out(a.type);  // swiglu
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double v = a.getF(i);
+    storeF(out, i, v * applyEpilogueStep(EpilogueStep::Sigmoid, v, 0, 0) * u.getF(i));
+  }
+  return out;
+}
+
 HostTensor evalRotary(const Inputs& in, const TensorType& outT) {
   const HostTensor &x = *in[0], &cos = *in[1], &sin = *in[2];
   const int64_t D = x.type.shape.back(), T = x.type.shape[x.type.shape.size() - 2], half = D / 2;

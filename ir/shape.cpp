@@ -166,11 +166,13 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       if (!vb) s.push_back(b.back());
       TensorType out{x.dtype, s};
       checkEpilogueOperands(g, n, out);
+      checkPrologue(g, n);
       return {out};
     }
     case Op::QMatMul: {
       const TensorType out = qmatmulType(n, x, in(1), hasIn(2) ? &in(2) : nullptr);
       checkEpilogueOperands(g, n, out);
+      checkPrologue(g, n);
       return {out};
     }
     case Op::Rotary: {

@@ -3,6 +3,7 @@
 // most kMatVecRows rows (a decode step) → matvec.comp, same params.
 #include <algorithm>
 
+#include "ir/epilogue.h"
 #include "ir/matmul.h"
 #include "kernels/lower_common.h"
 
@@ -46,13 +47,21 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   u32(n, std::max(numel(a), numel(b)), "operand size");
   d.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
   appendEpilogue(g, n, d, n.inputs[0]);
-  // p[36]: layout bits; bit 2 (matvec only): the narrow workgroup shape.
+  // p[36]: layout bits; bits 2, 3, 4 (matvec only): the narrow workgroup
+  // shape, the rms and swiglu prologues (ir/epilogue.h; p[37] rms epsilon).
   const bool narrow = M <= kMatVecRows && N <= kMatVecNarrowUpTo;
-  d.params.push_back(uint32_t(layout.transA) | uint32_t(layout.transB) << 1 | uint32_t(narrow) << 2);
+  const Prologue pro = prologueOf(n);
+  const bool rms = pro == Prologue::RmsNorm, swiglu = pro == Prologue::SwiGlu;
+  if (pro != Prologue::None && M > kMatVecRows)
+    fail(n, "a prologue needs at most " + std::to_string(kMatVecRows) + " rows");
+  d.params.push_back(uint32_t(layout.transA) | uint32_t(layout.transB) << 1 | uint32_t(narrow) << 2 |
+                     uint32_t(rms) << 3 | uint32_t(swiglu) << 4);
   auto tiles = [](int64_t x) { return (x + 63) / 64; };
   auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
   if (M <= kMatVecRows) {
     d.kernel = "matvec";
+    d.params.push_back(f32Bits(rms ? n.f("rms_eps") : 0.0));  // p[37]
+    d.bindings.insert(d.bindings.end() - 1, pro != Prologue::None ? prologueOperand(n) : n.inputs[0]);  // u: binding 5
     const int64_t cols = narrow ? 4 : 8;  // columns per workgroup (matvec.comp)
     d.groups[0] = clamp((N + cols - 1) / cols);
     d.groups[1] = 1;

@@ -5,6 +5,7 @@
 // and group; no dequantized copy of the weights is ever made.
 #include <algorithm>
 
+#include "ir/epilogue.h"
 #include "ir/qweights.h"
 #include "kernels/lower_common.h"
 
@@ -27,7 +28,13 @@ std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
   const bool scaled = n.inputs.size() > 2 && n.inputs[2] != kNoValue;
   d.bindings = {n.inputs[0], n.inputs[1], scaled ? n.inputs[2] : n.inputs[1], n.outputs[0]};
   appendEpilogue(g, n, d, n.inputs[0]);
-  d.params.push_back(2u);  // p[36]: B stored [N, K]
+  // p[36]: B stored [N, K]; bits 3, 4 (qmatvec only): the rms and swiglu
+  // prologues (ir/epilogue.h), p[41] the rms epsilon.
+  const Prologue pro = prologueOf(n);
+  const bool rms = pro == Prologue::RmsNorm, swiglu = pro == Prologue::SwiGlu;
+  if (pro != Prologue::None && M > kMatVecRows)
+    fail(n, "a prologue needs at most " + std::to_string(kMatVecRows) + " rows");
+  d.params.push_back(2u | uint32_t(rms) << 3 | uint32_t(swiglu) << 4);
   d.params.push_back(uint32_t(n.i("format", 0)));  // p[37]
   d.params.push_back(u32(n, n.i("group", 0), "group"));  // p[38]
   // p[39] words per group, p[40] groups per row (scaled formats; 1, 1 for f16).
@@ -37,6 +44,8 @@ std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
   d.params.push_back(u32(n, K / group, "groups per row"));
   auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
   if (M <= kMatVecRows) {
+    d.params.push_back(f32Bits(rms ? n.f("rms_eps") : 0.0));  // p[41]
+    d.bindings.insert(d.bindings.end() - 1, pro != Prologue::None ? prologueOperand(n) : n.inputs[0]);  // u: binding 6
     d.groups[0] = clamp((N + 7) / 8);  // 8 columns per workgroup (qmatvec.comp)
     d.groups[1] = d.groups[2] = 1;
     return {d};

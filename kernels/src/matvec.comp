@@ -13,11 +13,18 @@
 // on the H200 a decode projection's time grew with K / slices, not with
 // its bytes (576 x 576: 9.6 -> 7.9 us), while a wide one (an lm_head)
 // is bandwidth-bound and keeps whole sectors.
-// Same bindings and params as matmul.comp (lowering picks one by M):
-// Bindings: 1 = A, 2 = B, 3, 4 = epilogue operands, 5 = C.
+// Prologues (ir/epilogue.h), operand u at binding 5: RMSNorm (p[36] bit
+// 3): each workgroup first takes the mean square of A's rows (K values
+// each, at most 4 rows), then multiplies as if A were A * u / rms (u[k] as
+// each column of A is read, 1 / rms on the sums); SwiGLU (bit 4): A is read
+// as silu(A) * u. Either costs no dispatch of its own.
+// Params as matmul.comp (lowering picks one by M), bindings plus u:
+// Bindings: 1 = A, 2 = B, 3, 4 = epilogue operands, 5 = u (A again
+// without a prologue), 6 = C.
 // Params: p[0] M, p[1] N, p[2] K, p[3] batch, p[4..7] output batch dims,
 // p[8..11] / p[12..15] A / B batch strides, p[16..35] fused epilogue,
-// p[36] layout bits (trans_a, trans_b, narrow).
+// p[36] layout bits (trans_a, trans_b, narrow, rms prologue, swiglu
+// prologue), p[37] the rms prologue's epsilon (float bits).
 // Grid: (column groups, 1, batch), clamped; workgroups loop over the rest.
 #version 450
 layout(local_size_x = 256) in;
@@ -25,7 +32,8 @@ layout(local_size_x = 256) in;
 
 layout(std430, set = 0, binding = 1) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 2) readonly buffer B { float b[]; };
-layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
+layout(std430, set = 0, binding = 5) readonly buffer U { float u[]; };
+layout(std430, set = 0, binding = 6) writeonly buffer C { float c[]; };
 #define EPI_BASE 16
 #define EPI_BINDING0 3
 #define EPI_BINDING1 4
@@ -33,6 +41,7 @@ layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
 #include "epilogue.glsl"
 
 shared vec4 partial[256];
+shared vec4 rowScale;  // 1 / rms of A's rows (the prologue)
 
 void batchOffsets(uint batch, out uint offA, out uint offB) {
   offA = 0;
@@ -46,15 +55,44 @@ void batchOffsets(uint batch, out uint offA, out uint offB) {
   }
 }
 
-// op(A)[m, k] for m < M (0 beyond).
+// op(A)[m, k] for m < M (0 beyond), as the product sees it: a SwiGLU
+// prologue's silu(A) * u (u indexed as A; A is not transposed then).
 float aAt(uint offA, uint m, uint k) {
   uint M = p[0], K = p[2];
   if (m >= M) return 0.0;
+  if ((p[36] & 16u) != 0u) {
+    uint i = offA + m * K + k;
+    float v = a[i];
+    return v * sigmoid(v) * u[i];
+  }
   return (p[36] & 1u) != 0u ? a[offA + k * M + m] : a[offA + m * K + k];
 }
 
-// Column k of op(A): its (up to) 4 rows.
-vec4 aColumn(uint offA, uint k) { return vec4(aAt(offA, 0u, k), aAt(offA, 1u, k), aAt(offA, 2u, k), aAt(offA, 3u, k)); }
+// Column k of op(A): its (up to) 4 rows, times u[k] with an rms prologue.
+vec4 aColumn(uint offA, uint k) {
+  vec4 col = vec4(aAt(offA, 0u, k), aAt(offA, 1u, k), aAt(offA, 2u, k), aAt(offA, 3u, k));
+  return (p[36] & 8u) != 0u ? col * u[k] : col;
+}
+
+// The prologue: 1 / sqrt(mean(A[m, :]²) + eps) for A's rows, into rowScale
+// (all invocations take part; partial is free on entry and exit).
+void takeRowNorms(uint offA) {
+  uint t = gl_LocalInvocationIndex, K = p[2];
+  vec4 ss = vec4(0.0);
+  for (uint k = t; k < K; k += 256u) {
+    vec4 v = vec4(aAt(offA, 0u, k), aAt(offA, 1u, k), aAt(offA, 2u, k), aAt(offA, 3u, k));
+    ss += v * v;
+  }
+  barrier();
+  partial[t] = ss;
+  barrier();
+  for (uint h = 128u; h > 0u; h >>= 1u) {
+    if (t < h) partial[t] += partial[t + h];
+    barrier();
+  }
+  if (t == 0u) rowScale = inversesqrt(partial[0] / float(K) + uintBitsToFloat(p[37]));
+  barrier();
+}
 
 float bAt(bool tb, uint offB, uint k, uint n) { return tb ? b[offB + n * p[2] + k] : b[offB + k * p[1] + n]; }
 
@@ -70,6 +108,8 @@ void main() {
   for (uint bz = gl_WorkGroupID.z; bz < batches; bz += gl_NumWorkGroups.z) {
     uint offA, offB;
     batchOffsets(bz, offA, offB);
+    bool rms = (p[36] & 8u) != 0u;
+    if (rms) takeRowNorms(offA);
     for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
       uint n = gx * cols + col;
       vec4 acc = vec4(0.0);
@@ -99,6 +139,7 @@ void main() {
       }
       if (slice == 0u && n < N) {
         vec4 s = partial[col];
+        if (rms) s *= rowScale;
         for (uint m = 0u; m < min(M, 4u); ++m) {
           uint o = bz * M * N + m * N + n;
           c[o] = epilogue(s[m], o, n);

@@ -8,8 +8,15 @@
 // as aligned vec4s and, when rows are a multiple of 4 words, the weights
 // 16 bytes per load (four loads, 64 bytes, in flight per lane). Bytes streamed per weight: 2 (f16), 1 (int8), 0.5 (int4), 0.25
 // (ternary), plus 4 / group for the scales.
-// Bindings and params: as qmatmul.comp, plus p[39] words per group and
-// p[40] groups per row. Grid: (column groups, 1, 1), clamped.
+// Prologues (ir/epilogue.h), operand u at binding 6: RMSNorm (p[36] bit
+// 3): as matvec.comp, each workgroup takes the mean square of x's rows
+// first, x is read times u, and the sums are scaled by 1 / rms; SwiGLU
+// (bit 4): x is read as silu(x) * u.
+// Bindings: as qmatmul.comp with u inserted before the output: 1 = x,
+// 2 = words, 3 = scales, 4, 5 = epilogue operands, 6 = u (x again without
+// a prologue), 7 = C. Params: qmatmul.comp's, plus p[39] words per group,
+// p[40] groups per row, p[41] the rms prologue's epsilon (float bits).
+// Grid: (column groups, 1, 1), clamped.
 #version 450
 layout(local_size_x = 256) in;
 #include "common.glsl"
@@ -17,7 +24,8 @@ layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 1) readonly buffer A { vec4 a4[]; };  // x, 4 floats per element
 layout(std430, set = 0, binding = 2) readonly buffer Words { uvec4 words4[]; };  // 4 words per element
 layout(std430, set = 0, binding = 3) readonly buffer Scales { float scales[]; };
-layout(std430, set = 0, binding = 6) writeonly buffer C { float c[]; };
+layout(std430, set = 0, binding = 6) readonly buffer U { vec4 u4[]; };  // the prologue's operand, 4 floats per element
+layout(std430, set = 0, binding = 7) writeonly buffer C { float c[]; };
 #define EPI_BASE 16
 #define EPI_BINDING0 4
 #define EPI_BINDING1 5
@@ -26,8 +34,42 @@ layout(std430, set = 0, binding = 6) writeonly buffer C { float c[]; };
 #include "qweights.glsl"
 
 shared vec4 partial[256];
+shared vec4 rowScale;  // 1 / rms of x's rows (the prologue)
 
-float xAt(uint i) { return a4[i >> 2u][i & 3u]; }
+// x's elements as the product sees them: times u (rms prologue), or
+// silu(x) * u (swiglu prologue).
+vec4 prologue(vec4 x, vec4 u) {
+  if ((p[36] & 8u) != 0u) return x * u;
+  if ((p[36] & 16u) != 0u) return x * vec4(sigmoid(x.x), sigmoid(x.y), sigmoid(x.z), sigmoid(x.w)) * u;
+  return x;
+}
+bool hasPrologue() { return (p[36] & 24u) != 0u; }
+vec4 x4(uint i4) { return hasPrologue() ? prologue(a4[i4], u4[i4]) : a4[i4]; }  // one row (M = 1)
+float xAt(uint i) {
+  float v = a4[i >> 2u][i & 3u];
+  if (!hasPrologue()) return v;
+  uint j = (p[36] & 8u) != 0u ? i % p[2] : i;  // rms: u[k]; swiglu: u as x
+  return prologue(vec4(v), vec4(u4[j >> 2u][j & 3u])).x;
+}
+
+// The prologue: 1 / sqrt(mean(x[m, :]²) + eps) for x's rows, into rowScale.
+void takeRowNorms() {
+  uint t = gl_LocalInvocationIndex, M = p[0], K = p[2];
+  vec4 ss = vec4(0.0);
+  for (uint k = t; k < K; k += 256u)
+    for (uint m = 0u; m < min(M, 4u); ++m) {
+      float v = a4[(m * K + k) >> 2u][(m * K + k) & 3u];
+      ss[m] += v * v;
+    }
+  partial[t] = ss;
+  barrier();
+  for (uint h = 128u; h > 0u; h >>= 1u) {
+    if (t < h) partial[t] += partial[t + h];
+    barrier();
+  }
+  if (t == 0u) rowScale = inversesqrt(partial[0] / float(K) + uintBitsToFloat(p[41]));
+  barrier();
+}
 
 // Rows 0..3 of x at column k (0 past M).
 vec4 xColumn(uint k) {
@@ -51,14 +93,14 @@ vec4 wordDot(uint word, uint k0, uint format) {
 // compiler/bundle_builder.cpp): the same sum, scalar.
 float wordDot1(uint word, uint k0, uint format) {
   if (format == QF16) {
-    vec4 x = a4[k0 >> 2u];
+    vec4 x = x4(k0 >> 2u);
     vec2 h = unpackHalf2x16(word);
     return (k0 & 2u) != 0u ? h.x * x.z + h.y * x.w : h.x * x.x + h.y * x.y;
   }
   uint bits = qBits(format), per = 32u / bits;
   float s = 0.0;
   for (uint v = 0u; v < per / 4u; ++v) {
-    vec4 x = a4[(k0 >> 2u) + v];
+    vec4 x = x4((k0 >> 2u) + v);
     s += dot(x, vec4(qField(word, 4u * v, bits), qField(word, 4u * v + 1u, bits), qField(word, 4u * v + 2u, bits),
                      qField(word, 4u * v + 3u, bits)));
   }
@@ -85,13 +127,13 @@ vec4 scaledWordDot(uint n, uint j, uint format, bool one) {
 #define QF(W, E, BITS) (uintBitsToFloat((((W) >> ((E) * BITS)) & ((1u << BITS) - 1u)) ^ (0x4B000000u | (1u << (BITS - 1u)))) - uintBitsToFloat(0x4B000000u | (1u << (BITS - 1u))))
 #define QV4(W, E, BITS) vec4(QF(W, E, BITS), QF(W, E + 1u, BITS), QF(W, E + 2u, BITS), QF(W, E + 3u, BITS))
 
-// Σ x[k0 + e] W[e] over one word; x4 = the index of x[k0] / 4.
-float dotF16(uint w, uint k0) { vec4 x = a4[k0 >> 2u]; vec2 h = unpackHalf2x16(w); return (k0 & 2u) != 0u ? dot(h, x.zw) : dot(h, x.xy); }
-float dotInt8(uint w, uint x4) { return dot(a4[x4], QV4(w, 0u, 8u)); }
-float dotInt4(uint w, uint x4) { return dot(a4[x4], QV4(w, 0u, 4u)) + dot(a4[x4 + 1u], QV4(w, 4u, 4u)); }
-float dotTernary(uint w, uint x4) {
-  return dot(a4[x4], QV4(w, 0u, 2u)) + dot(a4[x4 + 1u], QV4(w, 4u, 2u)) + dot(a4[x4 + 2u], QV4(w, 8u, 2u)) +
-         dot(a4[x4 + 3u], QV4(w, 12u, 2u));
+// Σ x[k0 + e] W[e] over one word; i4 = the index of x[k0] / 4.
+float dotF16(uint w, uint k0) { vec4 x = x4(k0 >> 2u); vec2 h = unpackHalf2x16(w); return (k0 & 2u) != 0u ? dot(h, x.zw) : dot(h, x.xy); }
+float dotInt8(uint w, uint i4) { return dot(x4(i4), QV4(w, 0u, 8u)); }
+float dotInt4(uint w, uint i4) { return dot(x4(i4), QV4(w, 0u, 4u)) + dot(x4(i4 + 1u), QV4(w, 4u, 4u)); }
+float dotTernary(uint w, uint i4) {
+  return dot(x4(i4), QV4(w, 0u, 2u)) + dot(x4(i4 + 1u), QV4(w, 4u, 2u)) + dot(x4(i4 + 2u), QV4(w, 8u, 2u)) +
+         dot(x4(i4 + 3u), QV4(w, 12u, 2u));
 }
 
 // The scale of word j of row n: p[39] words per group, p[40] groups per row.
@@ -117,6 +159,8 @@ void main() {
   bool one = M == 1u;  // uniform: the scalar path
   uint t = gl_LocalInvocationIndex, col = t / 32u, lane = t % 32u;
   uint groups = (N + 7u) / 8u;
+  bool rms = (p[36] & 8u) != 0u;
+  if (rms) takeRowNorms();
   for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
     uint n = gx * 8u + col;
     vec4 acc = vec4(0.0);
@@ -151,6 +195,7 @@ void main() {
     }
     if (lane == 0u && n < N) {
       vec4 s = partial[t];
+      if (rms) s *= rowScale;
       for (uint m = 0u; m < min(M, 4u); ++m) {
         uint o = m * N + n;
         c[o] = epilogue(s[m], o, n);

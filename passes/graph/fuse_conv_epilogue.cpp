@@ -64,7 +64,8 @@ void fuseConvEpilogue(Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (dead[i]) continue;
     const Node& n = g.nodes[i];
-    if ((n.op != Op::Conv && n.op != Op::MatMul && n.op != Op::QMatMul) || n.has("epilogue")) continue;
+    if ((n.op != Op::Conv && n.op != Op::MatMul && n.op != Op::QMatMul) || n.has("epilogue") || hasPrologue(n))
+      continue;
     const TensorType out = g.type(n.outputs[0]);
     if (out.dtype != DType::F32) continue;
     ValueId cur = n.outputs[0];

@@ -9,7 +9,9 @@ namespace mgc {
 // canonicalize exposed (e.g. a Mul of two constants). Multi-node patterns
 // (exported LayerNorm / Gelu) fold after the one-node rules have removed
 // x*1 / x+0; epilogue fusion runs before elementwise fusion so that
-// activations still land in Conv/MatMul first. dce cleans up last.
+// activations still land in Conv/MatMul first, and before prologue fusion,
+// which puts its operand after the epilogue operands and must see silu *
+// up before elementwise fusion does. dce cleans up last.
 const std::vector<Pass>& graphPipeline() {
   static const std::vector<Pass> kPipeline = {
       {"verify", verifyGraph},
@@ -18,6 +20,7 @@ const std::vector<Pass>& graphPipeline() {
       {"canonicalize-patterns", canonicalizePatterns},
       {"const-fold", constFold},
       {"fuse-conv-epilogue", fuseConvEpilogue},
+      {"fuse-prologue", fusePrologue},
       {"fuse-elementwise", fuseElementwise},
       {"dce", deadCodeElim},
   };

@@ -19,6 +19,10 @@ struct Builder {
     c.label = label;
     std::vector<ValueId> ins;
     for (size_t k = 0; k < inputs.size(); ++k) {
+      if (inputs[k].second.kind == Fill::Absent) {
+        ins.push_back(kNoValue);
+        continue;
+      }
       ins.push_back(c.graph.addInput("in" + std::to_string(k), inputs[k].first));
       c.fills.push_back(inputs[k].second);
     }
@@ -168,6 +172,23 @@ void nnCases(Builder& b) {
         {N(F({1, 3, 3, 1, 64})), N(F({1, 3, 1, 37, 64}))}, tb);
   b.add("matvec bias+residual", Op::MatMul, {N(F({2, 1, 130})), N(F({130, 65})), N(F({65})), N(F({2, 1, 65}))},
         epi({7, 7}, {0, 0, 0, 0}));
+  // The fused RMSNorm prologue (ir/epilogue.h; the norm weight is the last input): both workgroup
+  // shapes, B stored transposed, several rows, a batch, with an epilogue.
+  auto rms = [](Attrs a = {}) {
+    a["rms_eps"] = 1e-5;
+    return a;
+  };
+  b.add("matvec rms prologue 1x577@577x70", Op::MatMul, {N(F({1, 577})), N(F({577, 70})), N(F({577}))}, rms());
+  b.add("matvec rms prologue wide 1x40@40x8200", Op::MatMul, {N(F({1, 40})), N(F({40, 8200})), N(F({40}))}, rms());
+  b.add("matvec rms prologue 3 rows trans_b bias+residual", Op::MatMul,
+        {N(F({3, 130})), N(F({65, 130})), N(F({65})), N(F({3, 65})), N(F({130}))},
+        [&] { Attrs a = rms(epi({7, 7}, {0, 0, 0, 0})); a["trans_b"] = int64_t(1); return a; }());
+  b.add("matvec rms prologue batch 2x1x64", Op::MatMul, {N(F({2, 1, 64})), N(F({64, 30})), N(F({64}))}, rms());
+  Attrs swiglu{{"swiglu", int64_t(1)}};
+  b.add("matvec swiglu prologue 1x96@96x40", Op::MatMul, {N(F({1, 96})), N(F({96, 40})), N(F({1, 96}))}, swiglu);
+  b.add("matvec swiglu prologue 2 rows trans_b residual", Op::MatMul,
+        {N(F({2, 1, 70})), N(F({33, 70})), N(F({2, 1, 33})), N(F({2, 1, 70}))},
+        [&] { Attrs a = epi({7}, {0, 0}); a["trans_b"] = int64_t(1); a["swiglu"] = int64_t(1); return a; }());
   // Fused attention (attention.comp): GQA broadcast, a causal mask over a
   // cache (hidden keys unread), more keys than one 128-key chunk, Dv != D,
   // head dims over 128 (several accumulators per invocation).
@@ -205,6 +226,18 @@ void nnCases(Builder& b) {
   qm("int4 matvec 1x8192 (16-byte loads, 4 in flight)", WeightFormat::Int4, {1, 8192}, 11, 64);
   qm("ternary matvec 1x256 n9", WeightFormat::Ternary, {1, 256}, 9, 64);
   qm("int4 matvec long row (4 words in flight)", WeightFormat::Int4, {1, 2048}, 17, 128);
+  // With the RMSNorm prologue: the one-row paths (16-byte loads, words), several rows, f16's absent scales slot.
+  const std::pair<TensorType, Fill> noScales{TensorType{}, Fill{Fill::Absent, 0}};
+  qm("f16 matvec 1x64 n70 rms prologue", WeightFormat::F16, {1, 64}, 70, 0, {noScales, N(F({64}))}, rms());
+  qm("f16 matvec 1x70 rms prologue (word path)", WeightFormat::F16, {1, 70}, 13, 0, {noScales, N(F({70}))}, rms());
+  qm("int8 matvec 2 rows bias+residual rms prologue", WeightFormat::Int8, {2, 1, 128}, 45, 32,
+     {N(F({45})), N(F({2, 1, 45})), N(F({128}))}, rms(epi({7, 7}, {0, 0, 0, 0})));
+  qm("int4 matvec 1x8192 rms prologue", WeightFormat::Int4, {1, 8192}, 11, 64, {N(F({8192}))}, rms());
+  qm("ternary matvec 1x256 rms prologue", WeightFormat::Ternary, {1, 256}, 9, 64, {N(F({256}))}, rms());
+  Attrs swi{{"swiglu", int64_t(1)}};
+  qm("f16 matvec 1x64 swiglu prologue", WeightFormat::F16, {1, 64}, 20, 0, {noScales, N(F({1, 64}))}, swi);
+  qm("int4 matvec 1x1024 swiglu prologue", WeightFormat::Int4, {1, 1024}, 11, 64, {N(F({1, 1024}))}, swi);
+  qm("int8 matvec 3 rows swiglu prologue", WeightFormat::Int8, {3, 128}, 21, 32, {N(F({3, 128}))}, swi);
   qm("int4 tiled 2x35x64 n67", WeightFormat::Int4, {2, 35, 64}, 67, 32);
   qm("f16 tiled 67x130 n65", WeightFormat::F16, {67, 130}, 65, 0);
   qm("int8 tiled bias relu", WeightFormat::Int8, {70, 96}, 66, 48, {N(F({66}))}, epi({7, 1}, {0, 0, 0, 0}));
@@ -384,6 +417,7 @@ HostTensor makeInput(const OpCase& c, size_t k, uint32_t seed) {
       case Fill::Bool: t.setI(i, r & 1); break;
       case Fill::SmallInt: t.setI(i, int64_t(r % 9) - 4); break;
       case Fill::Fixed: t.setI(i, f.range); break;
+      case Fill::Absent: break;  // never a graph input (Builder::add)
       case Fill::Scales: t.setF(i, (1.0 + 3.0 * u) / 128.0); break;
       case Fill::CausalMask: {
         const int64_t S = t.type.shape.back(), row = i / S, key = i % S;

@@ -11,13 +11,14 @@ namespace mgc::test {
 
 // How to fill one graph input with test data.
 struct Fill {
-  enum Kind { Normal, Positive, Index, Bool, SmallInt, Fixed, Words, Scales, CausalMask } kind = Normal;
+  enum Kind { Normal, Positive, Index, Bool, SmallInt, Fixed, Words, Scales, CausalMask, Absent } kind = Normal;
   // Index: values in [-range, range); Fixed: every element is `range`;
   // Words: packed QMatMul weights of format `range` (ir/qweights.h): random
   // fields, or two halves in [-2, 2) for f16; Scales: floats in [1/128, 1/32)
   // (a group's max |w| / 127 for weights of magnitude ~1); CausalMask: an
   // additive attention mask [T, S]: 0 for key j <= t + range (visible), -FLT_MAX
-  // (hidden) after
+  // (hidden) after; Absent: no input at all (`none`, an optional slot
+  // skipped; no graph input, no fill)
   int64_t range = 0;
 };
 

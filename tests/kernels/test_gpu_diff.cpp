@@ -2,6 +2,7 @@
 // built here from the kernel registry and lowerNode, run through the
 // libmgrt C API (lavapipe in CI, validation on), compared with the CPU
 // reference evaluator (ir/eval.h).
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -151,7 +152,11 @@ TEST_CASE("every op case on the GPU matches the CPU reference") {
     std::vector<HostTensor> inputs;
     std::vector<const HostTensor*> ptrs;
     for (size_t k = 0; k < c.graph.inputs.size(); ++k) inputs.push_back(test::makeInput(c, k, 1234));
-    for (const HostTensor& t : inputs) ptrs.push_back(&t);
+    // One per node input: the graph input it reads, null for an absent one.
+    for (ValueId v : n.inputs)
+      ptrs.push_back(v == kNoValue ? nullptr
+                                   : &inputs[size_t(std::find(c.graph.inputs.begin(), c.graph.inputs.end(), v) -
+                                                    c.graph.inputs.begin())]);
     HostTensor ref = evalNode(c.graph, n, ptrs).at(0);
     HostTensor got = runOnGpu(c, inputs);
     std::string diff = compare(ref, got);
