@@ -155,7 +155,9 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::GatherElements: return evalGatherElements(n, x, y(), T);
     case Op::ScatterElements: return evalScatterElements(n, x, y(), *in[2], T);
     case Op::DropoutMask: return evalDropoutMask(n, x, T);
-    case Op::StateWrite: return evalStateWrite(n, x, y(), *in[2], T);
+    case Op::StateWrite:
+      if (in.size() > 3) return evalStateWrite(n, x, evalRotary({in[1], in[3], in[4]}, y().type), *in[2], T);
+      return evalStateWrite(n, x, y(), *in[2], T);
     case Op::FusedEltwise: fail(n, "fused_eltwise needs its graph (evalNode runs it)");
   }
   fail(n, "unknown op");

@@ -434,6 +434,17 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       }
       if ((off.dtype != DType::I32 && off.dtype != DType::I64) || off.numel() != 1)
         fail(n, "offset must be a one-element i32 or i64 tensor, got " + off.str());
+      if (nin > 3) {  // rotary on the way in
+        if (nin != 5 || !hasIn(3) || !hasIn(4)) fail(n, "a rotary state write takes cos and signed_sin (5 inputs)");
+        const int64_t D = val.shape.back();
+        if (val.dtype != DType::F32 || rank < 2 || axis != rank - 2 || D % 2 != 0)
+          fail(n, "a rotary state write needs f32 [..., J, D] (D even) written along axis " + std::to_string(rank - 2) +
+                      ", got " + val.str() + " along " + std::to_string(axis));
+        const Shape rows{val.shape[size_t(axis)], D};
+        for (int k = 3; k < 5; ++k)
+          if (in(k).shape != rows || in(k).dtype != val.dtype)
+            fail(n, "cos / sin " + in(k).str() + " is not " + TensorType{val.dtype, rows}.str());
+      }
       return {x};
     }
     case Op::FusedEltwise: {

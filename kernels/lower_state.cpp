@@ -1,5 +1,5 @@
 // StateWrite → state_write: one invocation per element of the written
-// value. The output is bound alone (not the state input): the memory plan
+// value (rotated on the way, with cos / sin inputs). The output is bound alone (not the state input): the memory plan
 // gives it the state's own bytes, so the kernel writes just the new rows.
 #include "kernels/lower_common.h"
 
@@ -14,10 +14,12 @@ std::vector<DispatchPlan> lowerStateWrite(const Graph& g, const Node& n) {
   if (count == 0) return {};
   DispatchPlan d = makePlan(n, "state_write");
   // D and J go through i32 too: the kernel compares offset <= D - J signed.
+  const bool rotary = n.inputs.size() > 3;  // rotary(value, cos, signed_sin) written (ir/ops.def)
   d.params = {u32(n, count, "element count"), i32(n, value.at(axis), "value rows"), u32(n, inner, "inner size"),
-              i32(n, state.at(axis), "state rows")};
+              i32(n, state.at(axis), "state rows"), uint32_t(rotary)};
   u32(n, numel(state), "state elements");  // the kernel indexes the state with u32
-  d.bindings = {n.inputs[1], n.inputs[2], n.outputs[0]};
+  d.bindings = {n.inputs[1], n.inputs[2], rotary ? n.inputs[3] : n.inputs[1], rotary ? n.inputs[4] : n.inputs[1],
+                n.outputs[0]};
   setItemGrid(d, n, uint64_t(count));
   return {d};
 }

@@ -11,6 +11,7 @@ void canonicalize(Graph& g);   // canonicalize.cpp: one spelling per op (BN fold
 void canonicalizePatterns(Graph& g);  // canonicalize_patterns.cpp: exported LayerNorm / Gelu spellings → one op
 void fuseConvEpilogue(Graph& g);  // fuse_conv_epilogue.cpp: conv/matmul + activations/adds → epilogue
 void fusePrologue(Graph& g);  // fuse_prologue.cpp: rms_norm / silu·up → decode-sized matmuls' prologue
+void fuseStateWrite(Graph& g);  // fuse_state_write.cpp: rotary → the state_write that stores it
 void fuseElementwise(Graph& g);   // fuse_elementwise.cpp: chains of elementwise ops → one fused_eltwise
 void deadCodeElim(Graph& g);   // dce.cpp: drop nodes nothing uses
 

@@ -21,6 +21,7 @@ const std::vector<Pass>& graphPipeline() {
       {"const-fold", constFold},
       {"fuse-conv-epilogue", fuseConvEpilogue},
       {"fuse-prologue", fusePrologue},
+      {"fuse-state-write", fuseStateWrite},
       {"fuse-elementwise", fuseElementwise},
       {"dce", deadCodeElim},
   };

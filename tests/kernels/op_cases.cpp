@@ -377,6 +377,14 @@ void shapeCases(Builder& b) {
         {N(F({3, 7, 5})), N(F({3, 2, 5})), at(DType::I32, {}, -1)}, {{"axis", int64_t(1)}});
   b.add("state_write offset 2^31-1 writes nothing", Op::StateWrite,
         {N(F({6, 4})), N(F({2, 4})), at(DType::I64, {}, 2147483647)}, {{"axis", int64_t(0)}});
+  // Rotated on the way in (cos, signed_sin): a decode step's keys [1, KV, 1, D] into a cache, and a
+  // prefill chunk of 3 rows into 2 heads.
+  b.add("state_write rotary decode row", Op::StateWrite,
+        {N(F({1, 3, 9, 64})), N(F({1, 3, 1, 64})), at(DType::I64, {1}, 5), N(F({1, 64})), N(F({1, 64}))},
+        {{"axis", int64_t(2)}});
+  b.add("state_write rotary prefill rows", Op::StateWrite,
+        {N(F({2, 2, 8, 6})), N(F({2, 2, 3, 6})), at(DType::I32, {}, 4), N(F({3, 6})), N(F({3, 6}))},
+        {{"axis", int64_t(2)}});
 }
 
 uint32_t mix(uint32_t x) {
