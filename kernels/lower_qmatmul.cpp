@@ -34,6 +34,8 @@ std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
   const bool rms = pro == Prologue::RmsNorm, swiglu = pro == Prologue::SwiGlu;
   if (pro != Prologue::None && M > kMatVecRows)
     fail(n, "a prologue needs at most " + std::to_string(kMatVecRows) + " rows");
+  if (pro != Prologue::None && M == 1 && K > kPrologueMaxK)  // staged in shared memory (qmatvec.comp)
+    fail(n, "a prologue on one row needs K <= " + std::to_string(kPrologueMaxK) + ", got " + std::to_string(K));
   d.params.push_back(2u | uint32_t(rms) << 3 | uint32_t(swiglu) << 4);
   d.params.push_back(uint32_t(n.i("format", 0)));  // p[37]
   d.params.push_back(u32(n, n.i("group", 0), "group"));  // p[38]

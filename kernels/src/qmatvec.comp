@@ -11,7 +11,10 @@
 // Prologues (ir/epilogue.h), operand u at binding 6: RMSNorm (p[36] bit
 // 3): as matvec.comp, each workgroup takes the mean square of x's rows
 // first, x is read times u, and the sums are scaled by 1 / rms; SwiGLU
-// (bit 4): x is read as silu(x) * u.
+// (bit 4): x is read as silu(x) * u. One row (K <= kStagedK) is staged in
+// shared memory with the prologue applied, so the many unrolled dot
+// products read it as they read x (and the shader does not carry the
+// prologue at each of them); several rows apply it per read.
 // Bindings: as qmatmul.comp with u inserted before the output: 1 = x,
 // 2 = words, 3 = scales, 4, 5 = epilogue operands, 6 = u (x again without
 // a prologue), 7 = C. Params: qmatmul.comp's, plus p[39] words per group,
@@ -44,7 +47,9 @@ vec4 prologue(vec4 x, vec4 u) {
   return x;
 }
 bool hasPrologue() { return (p[36] & 24u) != 0u; }
-vec4 x4(uint i4) { return hasPrologue() ? prologue(a4[i4], u4[i4]) : a4[i4]; }  // one row (M = 1)
+const uint kStagedK = 4096;  // lower_qmatmul.cpp's limit for one row with a prologue
+shared vec4 xs[kStagedK / 4u];  // one row of x, the prologue applied
+vec4 x4(uint i4) { return hasPrologue() ? xs[i4] : a4[i4]; }  // one row (M = 1)
 float xAt(uint i) {
   float v = a4[i >> 2u][i & 3u];
   if (!hasPrologue()) return v;
@@ -161,6 +166,10 @@ void main() {
   uint groups = (N + 7u) / 8u;
   bool rms = (p[36] & 8u) != 0u;
   if (rms) takeRowNorms();
+  if (one && hasPrologue()) {
+    for (uint i = t; i < (K + 3u) / 4u; i += 256u) xs[i] = prologue(a4[i], u4[i]);
+    barrier();
+  }
   for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
     uint n = gx * 8u + col;
     vec4 acc = vec4(0.0);

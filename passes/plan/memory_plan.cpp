@@ -1,6 +1,8 @@
 #include "passes/plan/memory_plan.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <numeric>
 
 namespace mgc {
@@ -10,15 +12,23 @@ namespace {
 uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // Storage groups: values that share one buffer (aliases and in-place pairs)
-// are unioned; each group is then one interval to place.
+// are unioned; each group is then one interval to place. Each group also
+// knows the last step any member is read (INT_MAX: a member is an output).
 struct UnionFind {
-  std::vector<int> parent;
-  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  std::vector<int> parent, groupLast;
+  explicit UnionFind(std::vector<int> last) : parent(last.size()), groupLast(std::move(last)) {
+    std::iota(parent.begin(), parent.end(), 0);
+  }
   int find(int x) {
     while (parent[size_t(x)] != x) x = parent[size_t(x)] = parent[size_t(parent[size_t(x)])];
     return x;
   }
-  void unite(int into, int from) { parent[size_t(find(from))] = find(into); }
+  void unite(int into, int from) {
+    int a = find(into), b = find(from);
+    if (a == b) return;
+    parent[size_t(b)] = a;
+    groupLast[size_t(a)] = std::max(groupLast[size_t(a)], groupLast[size_t(b)]);
+  }
 };
 
 struct Interval {
@@ -27,6 +37,26 @@ struct Interval {
   uint64_t size;
   uint64_t offset = 0;
   int levelBegin = 0, levelEnd = 0;  // inclusive execution levels
+};
+
+// Interval ids by the fixed-size blocks of a range (steps or levels) they
+// cover; forEach visits every id whose range may meet [begin, end] (some
+// twice: callers deduplicate).
+class LiveIndex {
+ public:
+  explicit LiveIndex(int span) : blocks_(size_t(span / kBlock + 1)) {}
+  void add(int begin, int end, size_t id) {
+    for (int b = begin / kBlock; b <= end / kBlock; ++b) blocks_[size_t(b)].push_back(id);
+  }
+  template <class F>
+  void forEach(int begin, int end, F&& f) const {
+    for (int b = begin / kBlock; b <= end / kBlock; ++b)
+      for (size_t id : blocks_[size_t(b)]) f(id);
+  }
+
+ private:
+  static constexpr int kBlock = 32;
+  std::vector<std::vector<size_t>> blocks_;
 };
 
 // Views (alias-op outputs) of values that live in a state inherit its home.
@@ -142,7 +172,9 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   plan.weightsBytes = woff;
 
   // Groups: alias outputs join their input; in-place outputs join the dying input.
-  UnionFind uf(nv);
+  std::vector<int> readUntil(nv);
+  for (size_t v = 0; v < nv; ++v) readUntil[v] = isOutput[v] ? INT_MAX : last[v];
+  UnionFind uf(std::move(readUntil));
   for (int s = 0; s < steps; ++s) {
     const Node& n = g.nodes[size_t(s)];
     if (n.outputs.size() != 1 || n.inputs.empty()) continue;
@@ -162,10 +194,7 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
       if (val.isConstant() || inState(v) || isInput[size_t(v)] || isOutput[size_t(v)] || !dies) continue;
       if (g.type(v).shape != g.type(out).shape) continue;
       // Only when v's storage group ends here too (an alias of v may live on).
-      bool groupDies = true;
-      for (size_t w = 0; w < nv; ++w)
-        if (uf.find(int(w)) == uf.find(v) && (last[w] > s || isOutput[w])) groupDies = false;
-      if (!groupDies) continue;
+      if (uf.groupLast[size_t(uf.find(v))] > s) continue;
       uf.unite(v, out);
       ++plan.inPlaceCount;
       break;
@@ -235,18 +264,26 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
     if (intervals[a].size != intervals[b].size) return intervals[a].size > intervals[b].size;
     return intervals[a].begin < intervals[b].begin;
   });
-  auto place = [&intervals, &order](bool byLevel) {
-    std::vector<size_t> placed;
+  auto place = [&](bool byLevel) {
+    // Placed intervals by the blocks of steps (and of levels) they span:
+    // placing one looks only at those live near it, not at every one.
+    LiveIndex bySteps(steps + 1), byLevels(maxLevel + 2);
+    std::vector<size_t> seen(intervals.size(), SIZE_MAX);
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
     uint64_t peak = 0;
     for (size_t i : order) {
       Interval& iv = intervals[i];
-      std::vector<std::pair<uint64_t, uint64_t>> busy;
-      for (size_t j : placed) {
+      busy.clear();
+      auto consider = [&](size_t j) {
+        if (seen[j] == i) return;
+        seen[j] = i;
         const Interval& o = intervals[j];
         bool overlap = o.begin <= iv.end && iv.begin <= o.end;
         if (byLevel) overlap = overlap || (o.levelBegin <= iv.levelEnd && iv.levelBegin <= o.levelEnd);
         if (overlap) busy.push_back({o.offset, o.offset + o.size});
-      }
+      };
+      bySteps.forEach(iv.begin, iv.end, consider);
+      if (byLevel) byLevels.forEach(iv.levelBegin, iv.levelEnd, consider);
       std::sort(busy.begin(), busy.end());
       uint64_t off = 0;
       for (auto [b, e] : busy) {
@@ -255,7 +292,8 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
       }
       iv.offset = off;
       peak = std::max(peak, alignUp(off + iv.size, kArenaAlign));
-      placed.push_back(i);
+      bySteps.add(iv.begin, iv.end, i);
+      if (byLevel) byLevels.add(iv.levelBegin, iv.levelEnd, i);
     }
     return peak;
   };

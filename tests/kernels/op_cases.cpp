@@ -232,7 +232,7 @@ void nnCases(Builder& b) {
   qm("f16 matvec 1x70 rms prologue (word path)", WeightFormat::F16, {1, 70}, 13, 0, {noScales, N(F({70}))}, rms());
   qm("int8 matvec 2 rows bias+residual rms prologue", WeightFormat::Int8, {2, 1, 128}, 45, 32,
      {N(F({45})), N(F({2, 1, 45})), N(F({128}))}, rms(epi({7, 7}, {0, 0, 0, 0})));
-  qm("int4 matvec 1x8192 rms prologue", WeightFormat::Int4, {1, 8192}, 11, 64, {N(F({8192}))}, rms());
+  qm("int4 matvec 1x4096 rms prologue (the most staged columns)", WeightFormat::Int4, {1, 4096}, 11, 64, {N(F({4096}))}, rms());
   qm("ternary matvec 1x256 rms prologue", WeightFormat::Ternary, {1, 256}, 9, 64, {N(F({256}))}, rms());
   Attrs swi{{"swiglu", int64_t(1)}};
   qm("f16 matvec 1x64 swiglu prologue", WeightFormat::F16, {1, 64}, 20, 0, {noScales, N(F({1, 64}))}, swi);
