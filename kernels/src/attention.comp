@@ -5,6 +5,9 @@
 // once and no score tensor exists. A key whose mask is <= -1e30 (a causal
 // mask's hidden position) scores exactly its mask and its K and V rows are
 // not read: attention reads only the valid prefix of a KV cache (ir/ops.def).
+// A chunk whose scores all lie over 104 below the running max (exp flushes
+// to 0: a cache's hidden tail) changes nothing and is skipped whole, and
+// the weighted sum of V stops at the chunk's last nonzero weight.
 //
 // Bindings: 1 = q [B, T, D], 2 = k [Bk, S, D], 3 = v [Bk, S, Dv],
 //           4 = mask [T, S] (q when there is none), 5 = out [B, T, Dv]; f32.
@@ -19,13 +22,30 @@ layout(local_size_x = 128) in;
 #include "rows.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer Q { float q[]; };
-layout(std430, set = 0, binding = 2) readonly buffer K { float k[]; };
+layout(std430, set = 0, binding = 2) readonly buffer K { vec4 k4[]; };  // (the binding covers whole vec4s)
 layout(std430, set = 0, binding = 3) readonly buffer V { float v[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Mask { float mask[]; };
 layout(std430, set = 0, binding = 5) writeonly buffer Out { float outv[]; };
 
 shared float qRow[512];
 shared float weight[128];
+shared vec2 sumLast[128];
+
+float kAt(uint i) { return k4[i >> 2u][i & 3u]; }
+
+// (Σ w, max last) over the workgroup: the chunk's weight sum and one past
+// its last nonzero weight. Its first barrier also publishes weight[].
+vec2 sumAndLast(float w, float last) {
+  uint t = gl_LocalInvocationIndex;
+  barrier();
+  sumLast[t] = vec2(w, last);
+  barrier();
+  for (uint h = 64; h > 0; h >>= 1) {
+    if (t < h) sumLast[t] = vec2(sumLast[t].x + sumLast[t + h].x, max(sumLast[t].y, sumLast[t + h].y));
+    barrier();
+  }
+  return sumLast[0];
+}
 
 const float kHidden = -1e30;
 
@@ -55,18 +75,29 @@ void main() {
       if (m <= kHidden) {
         s = m;
       } else {
-        float dot = 0.0;
-        for (uint d = 0; d < D; ++d) dot += qRow[d] * k[kBase + j * D + d];
-        s = dot * scale + m;
+        float qk = 0.0;
+        uint at = kBase + j * D;
+        if ((D & 3u) == 0u) {  // whole vec4s
+          for (uint d = 0; d < D; d += 4u)
+            qk += dot(vec4(qRow[d], qRow[d + 1u], qRow[d + 2u], qRow[d + 3u]), k4[(at + d) >> 2u]);
+        } else {
+          for (uint d = 0; d < D; ++d) qk += qRow[d] * kAt(at + d);
+        }
+        s = qk * scale + m;
       }
     }
-    float newMax = maxNan(runMax, workgroupMax(s));
+    float chunkMax = workgroupMax(s);
+    float newMax = maxNan(runMax, chunkMax);
+    // Every weight of this chunk would be exp(<= -104) = 0 and the running
+    // max stays: nothing changes (uniform: chunkMax is the workgroup's).
+    if (negInf(chunkMax) || chunkMax < newMax - 104.0) continue;
     // exp(-inf - -inf) is NaN: nothing seen yet weighs 0.
     float w = negInf(s) ? 0.0 : exp(s - newMax);
     float rescale = negInf(runMax) ? 0.0 : exp(runMax - newMax);
     weight[tid] = w;
-    runSum = runSum * rescale + workgroupSum(w);  // its barriers publish weight[]
-    uint n = min(128u, S - j0);
+    vec2 sl = sumAndLast(w, w != 0.0 ? float(tid + 1u) : 0.0);  // its barriers publish weight[]
+    runSum = runSum * rescale + sl.x;
+    uint n = min(uint(sl.y), S - j0);
     for (uint i = 0; i < 4; ++i) {
       uint e = tid + i * 128;
       if (e < Dv) {

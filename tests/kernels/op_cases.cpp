@@ -200,6 +200,8 @@ void nnCases(Builder& b) {
         {{"scale", 0.125}});
   b.add("attention prefill 5 rows causal", Op::Attention,
         {N(F({2, 5, 16})), N(F({2, 5, 16})), N(F({2, 5, 24})), causal(5, 5, 0)}, {{"scale", 0.25}});
+  b.add("attention head 6 (scalar key reads), a hidden chunk skipped", Op::Attention,
+        {N(F({1, 2, 6})), N(F({1, 300, 6})), N(F({1, 300, 5})), causal(2, 300, 3)}, {{"scale", 0.4}});
   b.add("attention no mask 260 keys head 160", Op::Attention,
         {N(F({1, 2, 3, 160})), N(F({1, 2, 260, 160})), N(F({1, 2, 260, 200}))}, {{"scale", 0.08}});
   b.add("rotary q [1, 9, 1, 64]", Op::Rotary, {N(F({1, 9, 1, 64})), N(F({1, 64})), N(F({1, 64}))});
