@@ -19,6 +19,7 @@ const std::vector<Pass>& graphPipeline() {
       {"canonicalize", canonicalize},
       {"canonicalize-patterns", canonicalizePatterns},
       {"const-fold", constFold},
+      {"split-long-rows", splitLongRows},
       {"fuse-conv-epilogue", fuseConvEpilogue},
       {"fuse-prologue", fusePrologue},
       {"fuse-state-write", fuseStateWrite},

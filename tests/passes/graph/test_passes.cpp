@@ -230,3 +230,30 @@ TEST_CASE("findPass knows every pipeline pass", "[passes][pipeline]") {
   for (const Pass& p : graphPipeline()) CHECK(findPass(p.name) != nullptr);
   CHECK(findPass("no-such-pass") == nullptr);
 }
+
+TEST_CASE("split-long-rows keeps means, sums and layer_norm equal", "[passes][split-long-rows]") {
+  Graph g = parseGraph(R"(graph @rows(%x: f32[1,8,8192], %w: f32[2,3,4096]) {
+  %g = const f32[8192] dense<1.5>
+  %b = const f32[8192] dense<0.25>
+  %g2 = const f32[3,4096] dense<0.5>
+  %m = reduce_mean(%x) {axes = [2], keepdims = 1} : f32[1,8,1]
+  %n = layer_norm(%x, %g, %b) {axis = 2, epsilon = 1e-05} : f32[1,8,8192]
+  %s = reduce_sum(%w) {axes = [-1], keepdims = 0} : f32[2,3]
+  %a = reduce_sum(%w) {keepdims = 0} : f32[]
+  %r = rms_norm(%x, %g) {axis = 2, epsilon = 1e-05} : f32[1,8,8192]
+  %o = rms_norm(%w, %g2) {axis = 1, epsilon = 0.001, epsilon_outside = 1} : f32[2,3,4096]
+  return %m, %n, %s, %a, %r, %o
+})",
+                       "rows.mgir");
+  Graph before = g;
+  findPass("split-long-rows")->run(g);
+  verifyGraph(g);
+  int reduces = 0;
+  for (const Node& n : g.nodes) reduces += n.op == Op::ReduceSum || n.op == Op::ReduceMean;
+  CHECK(reduces == 2 + 4 + 2 + 2 + 2 + 2);  // every reduction in two steps, the norms' means too
+  const std::vector<Op> all = opsOf(g);
+  CHECK(std::count(all.begin(), all.end(), Op::RMSNorm) == 0);
+  const std::vector<Op> ops = opsOf(g);
+  CHECK(std::count(ops.begin(), ops.end(), Op::LayerNorm) == 0);
+  CHECK(maxDifference(before, g) < 1e-4);
+}

@@ -1,0 +1,146 @@
+// split-long-rows: a normalization or a sum / mean over a few very long
+// rows (GroupNorm as exported: 8 rows of 32,768 values; a loss's total)
+// would run as one workgroup per row, a handful of workgroups on a GPU with
+// a hundred cores. Each row is cut into P equal chunks of L values
+// ([R, D] → [R, P, L]) and reduced in two steps, over L then over P, so
+// R·P workgroups share the first (most of the bytes):
+//
+//   %m = reduce_mean(%x) {axes = [2], keepdims = 1} : f32[1,8,1]     (x: f32[1,8,32768])
+//     →  %x3 = reshape(%x) {shape = [8, 64, 512]}
+//        %m1 = reduce_mean(%x3) {axes = [2], keepdims = 0} : f32[8,64]
+//        %m2 = reduce_mean(%m1) {axes = [1], keepdims = 0} : f32[8]
+//        %m = reshape(%m2) {shape = [1, 8, 1]}
+//
+// A mean of equal chunks' means is the mean. A layer_norm or rms_norm over
+// such rows becomes its written-out form on the split rows (mean, centered
+// values, variance as the mean of their squares, the scaled result), the
+// same arithmetic as the layernorm kernel. Only f32, rows fewer than
+// kFewRows and at least kLongRow long, with a chunk length in [64, 512]
+// dividing them. Runs after canonicalize-patterns (which would fold the
+// written-out layer_norm back).
+#include <algorithm>
+
+#include "passes/graph/passes.h"
+
+namespace mgc {
+
+namespace {
+
+constexpr int64_t kFewRows = 128, kLongRow = 4096;
+
+// The chunk length for rows of D values: the largest divisor of D in
+// [64, 512], or 0.
+int64_t chunkLength(int64_t D) {
+  for (int64_t L = 512; L >= 64; --L)
+    if (D % L == 0) return L;
+  return 0;
+}
+
+// Rows and row length of a reduction over trailing axes [first, rank) of
+// x, if it is worth splitting: {R, D, L}; L = 0 if not.
+struct Split {
+  int64_t rows = 0, length = 0, chunk = 0;
+};
+Split splitOf(const TensorType& x, int64_t first) {
+  Split s;
+  if (x.dtype != DType::F32 || first < 0 || first > x.rank()) return s;
+  s.length = 1;
+  for (int64_t d = first; d < x.rank(); ++d) s.length *= x.shape[size_t(d)];
+  if (s.length < kLongRow) return s;
+  s.rows = x.numel() / s.length;
+  if (s.rows < 1 || s.rows >= kFewRows) return s;
+  s.chunk = chunkLength(s.length);
+  return s;
+}
+
+// The first reduced axis if `axes` (any order, negative allowed, empty:
+// all) is exactly the trailing axes [first, rank), else -1.
+int64_t trailingAxes(std::vector<int64_t> axes, int64_t rank) {
+  if (axes.empty()) return 0;
+  for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+  std::sort(axes.begin(), axes.end());
+  for (size_t k = 0; k < axes.size(); ++k)
+    if (axes[k] != rank - int64_t(axes.size()) + int64_t(k)) return -1;
+  return axes.front();
+}
+
+// Appends to g.nodes (rebuilt in order by the caller).
+struct Emitter {
+  Graph& g;
+  const std::string& name;
+  ValueId op(Op o, std::vector<ValueId> in, Attrs a = {}) {
+    return g.nodes[size_t(g.addNode(o, name, std::move(in), std::move(a)))].outputs[0];
+  }
+  ValueId reshape(ValueId v, Shape s) { return op(Op::Reshape, {v}, {{"shape", std::vector<int64_t>(s)}}); }
+  ValueId reduce(Op o, ValueId v, int64_t axis, bool keep) {
+    return op(o, {v}, {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t(keep)}});
+  }
+  // Writes `out` (an existing value) as the last node.
+  void finish(Op o, std::vector<ValueId> in, ValueId out, Attrs a = {}) {
+    g.addNodeWithOutputs(o, name, std::move(in), {out}, std::move(a));
+  }
+};
+
+void splitReduce(Graph& g, const Node& n, const Split& s) {
+  Emitter e{g, n.name};
+  ValueId x3 = e.reshape(n.inputs[0], {s.rows, s.length / s.chunk, s.chunk});
+  ValueId r1 = e.reduce(n.op, x3, 2, false);
+  ValueId r2 = e.reduce(n.op, r1, 1, false);
+  e.finish(Op::Reshape, {r2}, n.outputs[0], {{"shape", std::vector<int64_t>(g.type(n.outputs[0]).shape)}});
+}
+
+// layer_norm: (x - mean) / sqrt(var + eps) * scale + bias; rms_norm:
+// x / sqrt(mean(x²) + eps) * scale (epsilon_outside: / (sqrt(..) + eps)).
+void splitNorm(Graph& g, const Node& n, const Split& s) {
+  Emitter e{g, n.name};
+  const TensorType x = g.type(n.inputs[0]);
+  auto mean = [&](ValueId v) { return e.reduce(Op::ReduceMean, e.reduce(Op::ReduceMean, v, 2, true), 1, true); };
+  ValueId x3 = e.reshape(n.inputs[0], {s.rows, s.length / s.chunk, s.chunk});
+  const bool rms = n.op == Op::RMSNorm, outside = rms && n.i("epsilon_outside", 0) != 0;
+  ValueId d = rms ? x3 : e.op(Op::Sub, {x3, mean(x3)});
+  ValueId var = mean(e.op(Op::Mul, {d, d}));
+  HostTensor eps(TensorType{DType::F32, {}});
+  eps.setF(0, n.f("epsilon", 1e-5));
+  ValueId epsV = g.addConstant(g.uniqueName(n.name + ".eps"), std::move(eps));
+  ValueId root = outside ? e.op(Op::Add, {e.op(Op::Sqrt, {var}), epsV}) : e.op(Op::Sqrt, {e.op(Op::Add, {var, epsV})});
+  ValueId inv = e.op(Op::Reciprocal, {root});
+  // Scale and bias as [P, L], broadcast over the rows: the whole tail is one
+  // elementwise tree (fuse-elementwise), reshaped back at the end.
+  const Shape chunks{s.length / s.chunk, s.chunk};
+  auto param = [&](ValueId p) { return g.type(p).shape == chunks ? p : e.reshape(p, chunks); };
+  ValueId y = e.op(Op::Mul, {e.op(Op::Mul, {d, inv}), param(n.inputs[1])});
+  if (!rms && n.inputs.size() > 2 && n.inputs[2] != kNoValue) y = e.op(Op::Add, {y, param(n.inputs[2])});
+  e.finish(Op::Reshape, {y}, n.outputs[0], {{"shape", std::vector<int64_t>(x.shape)}});
+}
+
+}  // namespace
+
+void splitLongRows(Graph& g) {
+  std::vector<Node> old = std::move(g.nodes);
+  g.nodes.clear();
+  std::vector<Node> out;
+  out.reserve(old.size());
+  bool changed = false;
+  for (Node& n : old) {
+    const TensorType& x = n.inputs.empty() || n.inputs[0] == kNoValue ? TensorType{} : g.type(n.inputs[0]);
+    if (n.op == Op::ReduceSum || n.op == Op::ReduceMean) {
+      const Split s = splitOf(x, trailingAxes(n.ints("axes", {{}}), x.rank()));
+      if (s.chunk) splitReduce(g, n, s);
+    } else if (n.op == Op::LayerNorm || n.op == Op::RMSNorm) {
+      const int64_t axis = n.i("axis", -1) < 0 ? n.i("axis", -1) + x.rank() : n.i("axis", -1);
+      const Split s = splitOf(x, axis);
+      if (s.chunk) splitNorm(g, n, s);
+    }
+    if (g.nodes.empty()) {
+      out.push_back(std::move(n));
+      continue;
+    }
+    changed = true;
+    for (Node& m : g.nodes) out.push_back(std::move(m));
+    g.nodes.clear();
+  }
+  g.nodes = std::move(out);
+  if (changed) g.rebuildProducers();
+}
+
+}  // namespace mgc
