@@ -218,11 +218,45 @@ bool foldAddIntoConv(Rewriter& r, size_t i) {
   return true;
 }
 
+// %c = matmul(%a, %b) (no epilogue, used only here);  %y = div(%c, %k)
+// or mul(%c, %k) / mul(%k, %c), %k a one-element constant →
+//   %s = div(%a, %k) (or of %b, whichever is smaller);  %y = matmul(%s, %b)
+// when that operand has under half the product's elements: attention's
+// scores / sqrt(d) then scale q ([T, d]) instead of the scores ([T, T]).
+bool scaleSmallerOperand(Rewriter& r, size_t i) {
+  const Node& n = r.g.nodes[i];
+  if ((n.op != Op::Div && n.op != Op::Mul) || n.inputs.size() != 2) return false;
+  for (int side = 0; side < (n.op == Op::Mul ? 2 : 1); ++side) {
+    const ValueId c = n.inputs[size_t(side)], k = n.inputs[size_t(1 - side)];
+    const HostTensor* kc = r.constantOf(k);
+    const Node* m = r.producerOf(c);
+    if (!kc || kc->numel() != 1 || !m || m->op != Op::MatMul || m->inputs.size() != 2 || m->has("epilogue")) continue;
+    const TensorType& out = r.g.type(c);
+    if (out.dtype != DType::F32 || kc->type.dtype != DType::F32 || r.uses(c) != 1 || r.g.type(n.outputs[0]) != out)
+      continue;
+    const size_t j = size_t(m - r.g.nodes.data());
+    int operand = r.g.type(m->inputs[0]).numel() <= r.g.type(m->inputs[1]).numel() ? 0 : 1;
+    const TensorType ot = r.g.type(m->inputs[size_t(operand)]);
+    if (ot.numel() * 2 >= out.numel() || ot.rank() < kc->type.rank()) continue;
+    const Op op = n.op;
+    const std::string name = n.name;
+    r.retargetOntoConsumer(j, i);  // the matmul now writes %y; node i is gone (it came after j)
+    Node& mm = r.g.nodes[j];
+    ValueId scaled = r.g.addValue(r.g.uniqueName(r.g.value(mm.inputs[size_t(operand)]).name + "_scaled"), ot);
+    Node s{op, name, {mm.inputs[size_t(operand)], k}, {scaled}, {}};
+    mm.inputs[size_t(operand)] = scaled;
+    r.g.nodes.insert(r.g.nodes.begin() + std::ptrdiff_t(j), std::move(s));
+    r.g.rebuildProducers();
+    return true;
+  }
+  return false;
+}
+
 using Rule = bool (*)(Rewriter&, size_t);
 const Rule kRules[] = {
     removeIdentity,     removeNeutralOperand, simplifyReshape,         simplifyTranspose,
     decomposeBatchNorm, foldMulIntoConv,      foldAddIntoConv,         foldTransposeIntoMatMul,
-    transposeMatMulResult,
+    transposeMatMulResult, scaleSmallerOperand,
 };
 
 // Enough for any realistic chain; guarantees termination if two rules ever
