@@ -11,7 +11,7 @@ constexpr int64_t kMaxId = (int64_t(1) << 22) - 1;
 
 // "single": [{"SpecialToken": {"id": "<s>", ...}}, {"Sequence": {"id": "A", ...}}]
 // with the ids of each named special token in "special_tokens".
-PostProcessor templateProcessing(const Json& j, const std::string& at) {
+PostProcessor templateProcessing(const Json& j, const std::string& at, int64_t vocabSize) {
   checkKeys(j, {"type", "single", "pair", "special_tokens"}, at);
   std::map<std::string, std::vector<int32_t>> specials;
   const Json& st = required(j, "special_tokens", at);
@@ -23,6 +23,10 @@ PostProcessor templateProcessing(const Json& j, const std::string& at) {
     for (const Json& id : arrayField(it.value(), "ids", w)) {
       if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > kMaxId)
         fail(w, "an id is not an integer in [0, " + std::to_string(kMaxId) + "]");
+      // An id the vocabulary lacks would leave encode's output unreadable.
+      if (id.get<int64_t>() >= vocabSize)
+        fail(w, "id " + std::to_string(id.get<int64_t>()) + " is outside the vocabulary (" +
+                    std::to_string(vocabSize) + " tokens)");
       ids.push_back(int32_t(id.get<int64_t>()));
     }
   }
@@ -58,11 +62,11 @@ PostProcessor templateProcessing(const Json& j, const std::string& at) {
 
 }  // namespace
 
-PostProcessor makePostProcessor(const Json& j, const std::string& where) {
+PostProcessor makePostProcessor(const Json& j, const std::string& where, int64_t vocabSize) {
   if (j.is_null()) return {};
   const std::string type = typeOf(j, where);
   const std::string at = where + " '" + type + "'";
-  if (type == "TemplateProcessing") return templateProcessing(j, at);
+  if (type == "TemplateProcessing") return templateProcessing(j, at, vocabSize);
   if (type == "ByteLevel") {
     checkKeys(j, {"type", "add_prefix_space", "trim_offsets", "use_regex"}, at);
     return [](const std::vector<int32_t>& ids) { return ids; };
@@ -71,7 +75,7 @@ PostProcessor makePostProcessor(const Json& j, const std::string& where) {
     checkKeys(j, {"type", "processors"}, at);
     std::vector<PostProcessor> parts;
     for (const Json& p : arrayField(j, "processors", at))
-      if (PostProcessor f = makePostProcessor(p, where)) parts.push_back(std::move(f));
+      if (PostProcessor f = makePostProcessor(p, where, vocabSize)) parts.push_back(std::move(f));
     return [parts](const std::vector<int32_t>& ids) {
       std::vector<int32_t> r = ids;
       for (const PostProcessor& f : parts) r = f(r);

@@ -16,6 +16,8 @@ namespace mgc::tok {
 // The encoded ids → the ids with the template's special tokens.
 using PostProcessor = std::function<std::vector<int32_t>(const std::vector<int32_t>&)>;
 
-PostProcessor makePostProcessor(const Json& j, const std::string& where);
+// Special-token ids must lie in [0, vocabSize) (the model's and the added
+// tokens' ids).
+PostProcessor makePostProcessor(const Json& j, const std::string& where, int64_t vocabSize);
 
 }  // namespace mgc::tok

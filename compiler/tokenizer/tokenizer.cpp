@@ -28,7 +28,7 @@ Tokenizer::Tokenizer(const std::string& jsonText, const std::string& name) : nam
   checkAddedIds(name + ": added_tokens");
   normalizer_ = makeNormalizer(part("normalizer"), name + ": normalizer");
   preTokenizer_ = makePreTokenizer(part("pre_tokenizer"), name + ": pre_tokenizer");
-  postProcessor_ = makePostProcessor(part("post_processor"), name + ": post_processor");
+  postProcessor_ = makePostProcessor(part("post_processor"), name + ": post_processor", vocabSize());
   decoder_ = makeDecoder(part("decoder"), name + ": decoder");
 }
 
