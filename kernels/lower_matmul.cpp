@@ -1,6 +1,7 @@
 // MatMul → the tiled matmul kernel (kernels/src/matmul.comp), which reads
 // operands stored transposed (trans_a / trans_b) in place; products of at
-// most kMatVecRows rows (a decode step) → matvec.comp, same params.
+// most kMatVecRows rows (a decode step) → matvec.comp, products with many
+// tiles → matmul_large.comp / matmul_medium.comp, same params.
 #include <algorithm>
 
 #include "ir/epilogue.h"
@@ -15,6 +16,23 @@ namespace mgc::kern {
 // >= 512 k values bring the grid towards fillTiles workgroups; the two
 // extra dispatches cost ~2 barriers, so short K never splits.
 constexpr SplitK kMatMulSplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/512, /*maxSlices=*/32};
+
+// The 8x8-per-thread core (matmul_tile8.glsl) does 2x the FMAs per shared
+// read of matmul.comp's 4x4, but has fewer threads per output and a longer
+// start (the first K step is staged before any math). Measured on the H200
+// (bench/gemm.sh, docs/performance.md): 128x128 tiles (matmul_large) win
+// from ~192 tiles, 64x64 ones with 64 threads (matmul_medium) when the grid
+// and K are both large enough; neither wins at K < 256 (attention scores).
+constexpr int64_t kTile8MinK = 256;
+constexpr int64_t kLargeTilesFrom = 192;        // 128x128 tiles
+constexpr int64_t kMediumTilesFrom = 128;       // 64x64 tiles...
+constexpr int64_t kMediumWorkFrom = 128 * 1024;  // ... and tiles * K
+
+// matmul_large reads every operand as vec4s: the stored rows of A and B
+// (K or M, N or K by layout) must be whole vec4s.
+bool vec4Rows(const MatMulLayout& layout, int64_t M, int64_t N, int64_t K) {
+  return (layout.transA ? M : K) % 4 == 0 && (layout.transB ? K : N) % 4 == 0;
+}
 
 std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   requireFloat(g, n, "matmul");
@@ -67,6 +85,24 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
     d.groups[1] = 1;
     d.groups[2] = clamp(batches);
     return {d};
+  }
+  if (K >= kTile8MinK && vec4Rows(layout, M, N, K)) {
+    auto largeTiles = [](int64_t x) { return (x + 127) / 128; };
+    const int64_t large = largeTiles(M) * largeTiles(N) * batches, medium = tiles(M) * tiles(N) * batches;
+    if (large >= kLargeTilesFrom) {
+      d.kernel = "matmul_large";
+      d.groups[0] = clamp(largeTiles(N));
+      d.groups[1] = clamp(largeTiles(M));
+      d.groups[2] = clamp(batches);
+      return {d};
+    }
+    if (medium >= kMediumTilesFrom && medium * K >= kMediumWorkFrom) {
+      d.kernel = "matmul_medium";
+      d.groups[0] = clamp(tiles(N));
+      d.groups[1] = clamp(tiles(M));
+      d.groups[2] = clamp(batches);
+      return {d};
+    }
   }
   d.groups[0] = clamp(tiles(N));
   d.groups[1] = clamp(tiles(M));

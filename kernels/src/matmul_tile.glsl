@@ -5,21 +5,7 @@
 // p[0] M, p[1] N, p[2] K, p[4..7] output batch dims, p[8..11] / p[12..15]
 // A / B batch strides, p[36] layout bits (trans_a, trans_b).
 #include "gemm_tile.glsl"
-
-bool transA() { return (p[36] & 1u) != 0u; }
-bool transB() { return (p[36] & 2u) != 0u; }
-
-void batchOffsets(uint batch, out uint offA, out uint offB) {
-  offA = 0;
-  offB = 0;
-  uint rem = batch;
-  for (int d = 3; d >= 0; --d) {
-    uint coord = rem % p[4 + d];
-    rem /= p[4 + d];
-    offA += coord * p[8 + d];
-    offB += coord * p[12 + d];
-  }
-}
+#include "matmul_batch.glsl"
 
 // acc = op(A)[row0.., kBegin..kEnd) @ op(B)[kBegin..kEnd), col0..] for this
 // thread's 4x4 block; the next K step is fetched into registers while the

@@ -154,6 +154,15 @@ void nnCases(Builder& b) {
         [&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["trans_b"] = int64_t(1); return a; }());
   b.add("matmul bias+residual", Op::MatMul, {N(F({67, 130})), N(F({130, 65})), N(F({1, 65})), N(F({67, 65}))},
         epi({7, 7, 6, 9}, {0, 0, 0, 0, 0, 0, 0, 0}));
+  // Many 128x128 tiles (>= 192) and K >= 256 (lower_matmul.cpp): matmul_large.comp, vec4 operand rows,
+  // partial tiles on both edges, K % 8 == 4 (the last step half empty), every layout, batch broadcast,
+  // epilogue; fewer tiles but long K: matmul_medium.comp (the same core on 64x64 tiles).
+  b.add("matmul large batch 48x130x260@260x132 bias+residual", Op::MatMul,
+        {N(F({48, 130, 260})), N(F({260, 132})), N(F({132})), N(F({48, 130, 132}))}, epi({7, 7}, {0, 0, 0, 0}));
+  b.add("matmul large trans_a trans_b batch", Op::MatMul, {N(F({48, 260, 132})), N(F({48, 130, 260}))}, tab);
+  b.add("matmul large trans_a", Op::MatMul, {N(F({2, 24, 260, 132})), N(F({260, 136}))}, ta);
+  b.add("matmul medium 16x130x1028 trans_b relu", Op::MatMul, {N(F({16, 130, 1028})), N(F({132, 1028}))},
+        [&] { Attrs a = epi({1}, {0, 0}); a["trans_b"] = int64_t(1); return a; }());
   // Few output tiles, long K: split-K (matmul_splitk between two conv2d_finish passes, lower_matmul.cpp),
   // with operands stored transposed, a batch and a fused epilogue (row-vector bias + residual).
   b.add("matmul split-k trans_b batch bias+residual+relu", Op::MatMul,
