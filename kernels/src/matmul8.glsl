@@ -1,0 +1,74 @@
+// matmul_large.comp / matmul_medium.comp: matmul.comp's product on TM x TN
+// tiles of matmul_tile8.glsl's 8x8-per-thread core (the includer defines
+// TM, TN and local_size = (TN / 8, TM / 8)). Operands are read as vec4s:
+// op(A)'s and op(B)'s stored rows must be whole vec4s, which also keeps
+// batch strides and tensor starts vec4-aligned (lower_matmul.cpp checks).
+// f32 accumulation; fused epilogue (epilogue.glsl) before the store.
+//
+// Grid: (tilesN, tilesM, batch) of TM x TN tiles, each clamped to 65535;
+// workgroups loop over the remaining tiles / batches.
+// Bindings and params: matmul.comp's.
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+
+layout(std430, set = 0, binding = 1) readonly buffer A { vec4 a4[]; };
+layout(std430, set = 0, binding = 2) readonly buffer B { vec4 b4[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
+#define EPI_BASE 16
+#define EPI_BINDING0 3
+#define EPI_BINDING1 4
+#include "math.glsl"
+#include "epilogue.glsl"
+#include "matmul_batch.glsl"
+
+#define A_KMAJOR transA()
+#define B_KMAJOR (!transB())
+#include "matmul_tile8.glsl"
+
+uint offA, offB, offC;  // this batch's operand and output offsets (floats)
+
+// Vec4 e of one K step (k0..k0+7) of each tile, zero outside. A stored
+// [M, K]: row e / 2, k 4 (e % 2)..+3; stored [K, M]: k e / (TM / 4), rows
+// 4 (e % (TM / 4))..+3. B stored [K, N]: k e / (TN / 4), columns
+// 4 (e % (TN / 4))..+3; stored [N, K]: column e / 2, k 4 (e % 2)..+3.
+// Offsets in floats.
+vec4 tileA(uint e, uint row0, uint k0) {
+  uint M = p[0], K = p[2];
+  if (!transA()) {
+    uint row = row0 + e / 2u, k = k0 + 4u * (e % 2u);
+    return row < M && k < K ? a4[(offA + row * K + k) / 4u] : vec4(0.0);
+  }
+  uint k = k0 + e / (TM / 4u), row = row0 + 4u * (e % (TM / 4u));
+  return k < K && row < M ? a4[(offA + k * M + row) / 4u] : vec4(0.0);
+}
+
+vec4 tileB(uint e, uint col0, uint k0) {
+  uint N = p[1], K = p[2];
+  if (transB()) {
+    uint col = col0 + e / 2u, k = k0 + 4u * (e % 2u);
+    return col < N && k < K ? b4[(offB + col * K + k) / 4u] : vec4(0.0);
+  }
+  uint k = k0 + e / (TN / 4u), col = col0 + 4u * (e % (TN / 4u));
+  return k < K && col < N ? b4[(offB + k * N + col) / 4u] : vec4(0.0);
+}
+
+// Four outputs of a row from column `col` on, each through the epilogue.
+void tileOut(uint row, uint col, vec4 v) {
+  uint M = p[0], N = p[1], o = offC + row * N + col;
+  if (row >= M) return;
+  if (col < N) c[o] = epilogue(v.x, o, col);
+  if (col + 1u < N) c[o + 1u] = epilogue(v.y, o + 1u, col + 1u);
+  if (col + 2u < N) c[o + 2u] = epilogue(v.z, o + 2u, col + 2u);
+  if (col + 3u < N) c[o + 3u] = epilogue(v.w, o + 3u, col + 3u);
+}
+
+void main() {
+  uint M = p[0], N = p[1], K = p[2], batches = p[3];
+  uint tilesN = (N + TN - 1u) / TN, tilesM = (M + TM - 1u) / TM;
+  for (uint bz = gl_WorkGroupID.z; bz < batches; bz += gl_NumWorkGroups.z) {
+    batchOffsets(bz, offA, offB);
+    offC = bz * M * N;
+    for (uint tm = gl_WorkGroupID.y; tm < tilesM; tm += gl_NumWorkGroups.y)
+      for (uint tn = gl_WorkGroupID.x; tn < tilesN; tn += gl_NumWorkGroups.x) tile8(tm * TM, tn * TN, K);
+  }
+}
