@@ -71,7 +71,7 @@ EOF
          "$m" run "$W/${name}_$i.mgb" -i a="$W/${name}_a.npy" -i b="$W/${name}_b.npy" --warmup 5 --iterations 20 \
            --profile "$W/${name}_$i.json" >> "$W/${name}_$i.log" 2>&1; then
         gpu=$(grep '^run:' "$W/${name}_$i.log" | sed -E 's/.* ([0-9.]+) ms GPU.*/\1/')
-        kern=$(grep -A2 -i 'top' "$W/${name}_$i.log" | grep -oE 'matmul[a-z_]*|matvec' | head -1)
+        kern=$(grep -A1 'kernel (variant)' "$W/${name}_$i.log" | tail -1 | awk '{print $1}')
         row="$row $(python3 -c "print(f'{$batch*$M*$N*$K*2/$gpu/1e9:.1f} ($gpu, $kern)')") |"
       else
         row="$row failed: $(tail -1 "$W/${name}_$i.log") |"
