@@ -15,8 +15,8 @@ constexpr uint64_t kSeed = 0x6d67632d63686b31ull;  // "mgc-chk1": fixed, so bund
 
 // Ops that pass an integer's values on unchanged (their input 0).
 bool forwardsValues(Op op) {
-  return op == Op::Identity || op == Op::Reshape || op == Op::Transpose || op == Op::Slice ||
-         op == Op::Expand || op == Op::Concat || op == Op::Cast;
+  return op == Op::Identity || op == Op::Reshape || op == Op::Transpose || op == Op::Slice || op == Op::Expand ||
+         op == Op::Concat || op == Op::Cast;
 }
 
 int64_t axisDim(const Graph& g, const Node& n, ValueId data) {
@@ -73,10 +73,14 @@ HostTensor makeInput(const Graph& g, ValueId v, uint64_t index) {
   const DType dt = t.type.dtype;
   const int64_t bound = isFloat(dt) || dt == DType::Bool ? kNoBound : valueBound(g, v);
   for (int64_t i = 0; i < t.numel(); ++i) {
-    if (isFloat(dt)) t.setF(i, 2 * r.unit() - 1);
-    else if (dt == DType::Bool) t.setI(i, int64_t(r.next() >> 63));
-    else if (bound != kNoBound) t.setI(i, bound > 0 ? int64_t(r.next() % uint64_t(bound)) : 0);
-    else t.setI(i, 1 + int64_t(r.next() % 7));
+    if (isFloat(dt))
+      t.setF(i, 2 * r.unit() - 1);
+    else if (dt == DType::Bool)
+      t.setI(i, int64_t(r.next() >> 63));
+    else if (bound != kNoBound)
+      t.setI(i, bound > 0 ? int64_t(r.next() % uint64_t(bound)) : 0);
+    else
+      t.setI(i, 1 + int64_t(r.next() % 7));
   }
   return t;
 }

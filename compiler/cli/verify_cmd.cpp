@@ -32,8 +32,9 @@ struct Handles {
 };
 
 void printOutcome(const mgrt_verify_report& r, const std::vector<mgrt_check_output>& outputs) {
-  std::printf("check: entry point '%s', %d outputs, tolerance %g (|got - want| <= tol * max(1, |want|); integers exact)\n",
-              r.entry_point, r.outputs, r.tolerance);
+  std::printf(
+      "check: entry point '%s', %d outputs, tolerance %g (|got - want| <= tol * max(1, |want|); integers exact)\n",
+      r.entry_point, r.outputs, r.tolerance);
   for (const mgrt_check_output& o : outputs)
     std::printf("  %-24s max abs %.3g  max rel %.3g  error %.3g  %s\n", o.name, o.max_abs_error, o.max_rel_error,
                 o.worst_error, o.passed ? "PASS" : "FAIL");
@@ -71,9 +72,11 @@ int verifyMain(int argc, char** argv) {
   Handles h;
   mgrt_context_options opts{device, validation ? 1 : 0, 0};
   if (mgrt_status s = mgrt_context_create(&opts, &h.ctx)) return report(runtimeError(s, "cannot open a Vulkan device"));
-  if (mgrt_status s = mgrt_model_load(h.ctx, bundle.data(), bundle.size(), &h.model)) return report(runtimeError(s, path));
+  if (mgrt_status s = mgrt_model_load(h.ctx, bundle.data(), bundle.size(), &h.model))
+    return report(runtimeError(s, path));
   if (!mgrt_model_has_check(h.model))
-    return report({kExitBadInput, path + ": the bundle carries no self-check (compile it with mgc compile --embed-check)"});
+    return report(
+        {kExitBadInput, path + ": the bundle carries no self-check (compile it with mgc compile --embed-check)"});
 
   std::printf("device: %s\n", mgrt_context_device_name(h.ctx));
   mgrt_verify_report r{};

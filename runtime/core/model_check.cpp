@@ -17,13 +17,24 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+template <class T>
+T load(const uint8_t* data, uint64_t i) {
+  T v;
+  std::memcpy(&v, data + sizeof(T) * i, sizeof(T));  // the data has no alignment
+  return v;
+}
+
 // Element i of `data` (external dtype t) as a double / as the integer it holds.
 double floatAt(mgb::DType t, const uint8_t* data, uint64_t i) {
   switch (t) {
-    case mgb::DType::F32: { float v; std::memcpy(&v, data + 4 * i, 4); return v; }
-    case mgb::DType::F64: { double v; std::memcpy(&v, data + 8 * i, 8); return v; }
-    case mgb::DType::F16: { uint16_t v; std::memcpy(&v, data + 2 * i, 2); return halfToFloat(v); }
-    default: { uint16_t v; std::memcpy(&v, data + 2 * i, 2); return mgb::dtype::bf16ToFloat(v); }  // BF16
+    case mgb::DType::F32:
+      return load<float>(data, i);
+    case mgb::DType::F64:
+      return load<double>(data, i);
+    case mgb::DType::F16:
+      return halfToFloat(load<uint16_t>(data, i));
+    default:
+      return mgb::dtype::bf16ToFloat(load<uint16_t>(data, i));  // BF16, the last float type
   }
 }
 
@@ -64,8 +75,10 @@ Errors compare(mgb::DType t, const uint8_t* want, const uint8_t* got, uint64_t n
   Errors e;
   const bool isFloat = mgb::dtype::isFloat(shared(t));
   for (uint64_t i = 0; i < numel; ++i) {
-    if (isFloat) addFloat(floatAt(t, want, i), floatAt(t, got, i), &e);
-    else addInt(intAt(t, want, i), intAt(t, got, i), &e);
+    if (isFloat)
+      addFloat(floatAt(t, want, i), floatAt(t, got, i), &e);
+    else
+      addInt(intAt(t, want, i), intAt(t, got, i), &e);
   }
   return e;
 }
@@ -87,8 +100,8 @@ mgrt_status runCheck(mgrt_model* m, double tolerance, mgrt_verify_report* report
   for (uint32_t i = 0; i < numIn; ++i) {
     const mgb::Tensor& t = *b.tensors()->Get(e.inputs()->Get(i));
     const auto* data = c.inputs()->Get(i)->data();  // verified: the tensor's size
-    const mgrt_status s = mgrt_session_set_input(session.s, t.name()->c_str(), data ? data->data() : nullptr,
-                                                 data ? data->size() : 0);
+    const mgrt_status s =
+        mgrt_session_set_input(session.s, t.name()->c_str(), data ? data->data() : nullptr, data ? data->size() : 0);
     if (s != MGRT_OK) return failMessage(s, "check input '" + t.name()->str() + "': " + lastError());
   }
   MGRT_TRY(mgrt_session_run(session.s));
@@ -119,8 +132,8 @@ mgrt_status runCheck(mgrt_model* m, double tolerance, mgrt_verify_report* report
 
 int mgrt_model_has_check(const mgrt_model* m) { return m && m->bundle.manifest->check() ? 1 : 0; }
 
-mgrt_status mgrt_model_verify(mgrt_model* m, double tolerance, mgrt_verify_report* report,
-                              mgrt_check_output* outputs, int capacity) {
+mgrt_status mgrt_model_verify(mgrt_model* m, double tolerance, mgrt_verify_report* report, mgrt_check_output* outputs,
+                              int capacity) {
   MGRT_API_GUARD({
     if (!m || !report || capacity < 0 || (capacity > 0 && !outputs))
       return fail(MGRT_INVALID_ARGUMENT, "mgrt_model_verify: null argument or negative capacity");

@@ -1,9 +1,8 @@
 // The self-check (mgb.fbs Check, mgrt_model_verify): a check that passes on
 // the device, a tampered weight that fails it, the tolerance rules, a bundle
 // without a check, and damaged check sections refused at load.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -168,10 +167,14 @@ TEST_CASE("a damaged check section is refused at load", "[runtime][check][hostil
   using S = mgb::BundleSpec;
   expectRejected([](S& s) { s.check.entryPoint = "nope"; }, "check: entry point 'nope' does not exist");
   expectRejected([](S& s) { s.check.inputs.clear(); }, "check: 0 inputs but the entry point has 1");
-  expectRejected([](S& s) { s.check.outputs.push_back(s.check.outputs[0]); }, "check: 2 outputs but the entry point has 1");
-  expectRejected([](S& s) { s.check.inputs[0].resize(60); }, "check: input 0 ('a', F32): 60 bytes of data but it needs 64");
-  expectRejected([](S& s) { s.check.outputs[0].push_back(0); }, "check: output 0 ('y1', F32): 65 bytes of data but it needs 64");
-  expectRejected([](S& s) { s.check.outputs[0].clear(); }, "check: output 0 ('y1', F32): 0 bytes of data but it needs 64");
+  expectRejected([](S& s) { s.check.outputs.push_back(s.check.outputs[0]); },
+                 "check: 2 outputs but the entry point has 1");
+  expectRejected([](S& s) { s.check.inputs[0].resize(60); },
+                 "check: input 0 ('a', F32): 60 bytes of data but it needs 64");
+  expectRejected([](S& s) { s.check.outputs[0].push_back(0); },
+                 "check: output 0 ('y1', F32): 65 bytes of data but it needs 64");
+  expectRejected([](S& s) { s.check.outputs[0].clear(); },
+                 "check: output 0 ('y1', F32): 0 bytes of data but it needs 64");
   expectRejected([](S& s) { s.check.tolerance = -1; }, "check: tolerance -1 is not a finite number >= 0");
   expectRejected([](S& s) { s.check.tolerance = std::nan(""); }, "is not a finite number");
   expectRejected([](S& s) { s.check.tolerance = HUGE_VAL; }, "is not a finite number");

@@ -120,7 +120,8 @@ TEST_CASE("an entry point with state gets no check, and a warning says why", "[c
   opts.embedCheck = true;
   const CompileResult r = compileGraph(std::move(g), "state.mgir", opts);
   REQUIRE(r.warnings.size() == 1);
-  CHECK(r.warnings[0] == "--embed-check: entry point 'infer' gets no self-check: it updates state (a KV cache, a "
-                         "training step); the bundle carries none");
+  CHECK(r.warnings[0] ==
+        "--embed-check: entry point 'infer' gets no self-check: it updates state (a KV cache, a "
+        "training step); the bundle carries none");
   CHECK(manifestOf(r.bundle)->check() == nullptr);
 }
