@@ -204,7 +204,7 @@ int mgrt_model_has_check(const mgrt_model* m);
  * replaces it. `outputs` (may be NULL) receives up to `capacity` per-output
  * results, in the entry point's output order (report->outputs of them in
  * all). MGRT_OK means the check ran, whatever its verdict (report->passed);
- * only then are report and outputs written. A bundle without a check is
+ * report and outputs are complete only then. A bundle without a check is
  * MGRT_INVALID_ARGUMENT; a failed run returns its status. The check runs in
  * a session of its own, so other sessions of the model may run meanwhile. */
 mgrt_status mgrt_model_verify(mgrt_model* m, double tolerance, mgrt_verify_report* report,
