@@ -52,6 +52,8 @@ class BundleBuilder {
     spec_.tokenizer = std::move(json);
     spec_.eosTokenIds = std::move(eosTokenIds);
   }
+  // The self-check of one entry point (compiler/self_check.h).
+  void setCheck(mgb::CheckEntry check) { spec_.check = std::move(check); }
   // Arenas, data section, state list; writes the bundle.
   std::vector<uint8_t> finish(std::vector<PhaseTime>* phases);
 

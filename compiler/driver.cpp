@@ -32,6 +32,28 @@ void attachTokenizer(const std::string& dir, Program* p) {
   p->eosTokenIds = std::move(t.eosTokenIds);
 }
 
+// --embed-check: the first entry point's check, or a warning saying why it
+// cannot have one (the bundle is still written, without a check).
+void embedSelfCheck(const Program& p, const CompileOptions& opts, BundleBuilder* builder, CompileResult* r) {
+  auto t0 = Clock::now();
+  const EntryPoint& e = p.entryPoints.front();
+  if (std::string why = selfCheckRefusal(e.graph); !why.empty()) {
+    r->warnings.push_back("--embed-check: entry point '" + e.name + "' gets no self-check: " + why +
+                          "; the bundle carries none");
+  } else {
+    mgb::CheckEntry c = makeSelfCheck(e.graph, e.name, opts.checkTolerance, p.source);
+    uint64_t bytes = 0;
+    for (const auto* list : {&c.inputs, &c.outputs})
+      for (const std::vector<uint8_t>& d : *list) bytes += d.size();
+    char line[160];
+    std::snprintf(line, sizeof line, "  check: entry point '%s', %zu inputs, %zu outputs, %llu bytes, tolerance %g\n",
+                  e.name.c_str(), c.inputs.size(), c.outputs.size(), (unsigned long long)bytes, c.tolerance);
+    r->summary += line;
+    builder->setCheck(std::move(c));
+  }
+  r->phases.push_back({"embed-check", msSince(t0)});
+}
+
 }  // namespace
 
 void runGraphPipeline(Graph& g, const std::string& source, const CompileOptions& opts,
@@ -76,6 +98,7 @@ ProgramResult compileProgram(Program program, const CompileOptions& opts, const 
   BundleBuilder builder(program.source, &report);
   for (const EntryPoint& e : program.entryPoints) builder.addEntryPoint(e.name, e.graph, &r.compile.phases);
   builder.setTokenizer(std::move(program.tokenizer), std::move(program.eosTokenIds));
+  if (opts.embedCheck) embedSelfCheck(program, opts, &builder, &r.compile);
   r.compile.bundle = builder.finish(&r.compile.phases);
   r.stats = builder.stats();
   r.stateBytes = builder.stateBytes();
@@ -83,7 +106,7 @@ ProgramResult compileProgram(Program program, const CompileOptions& opts, const 
 
   report.recordPhases(r.compile.phases);
   r.compile.reportJson = report.json();
-  r.compile.summary = report.summary();
+  r.compile.summary = report.summary() + r.compile.summary;  // + the check line, if any
   return r;
 }
 

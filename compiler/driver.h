@@ -15,6 +15,7 @@
 #include "compiler/frontends.h"
 #include "ir/graph.h"
 #include "compiler/phase_time.h"
+#include "compiler/self_check.h"
 #include "passes/graph/pipeline.h"
 
 namespace mgc {
@@ -23,6 +24,10 @@ struct CompileOptions {
   bool printIrAfterAll = false;  // print IR to stderr after every pass
   bool verifyEachPass = false;   // run the verifier after every pass (--verify-each)
   FrontendOptions frontend;      // compileFile: how the frontend imports (--seq)
+  // --embed-check: the first entry point's reference inputs and outputs go
+  // into the bundle (compiler/self_check.h), with this tolerance.
+  bool embedCheck = false;
+  double checkTolerance = kDefaultCheckTolerance;
 };
 
 struct CompileResult {
@@ -30,6 +35,7 @@ struct CompileResult {
   std::vector<PhaseTime> phases;      // time per compile phase
   std::string reportJson;             // machine-readable report (see docs/cli.md)
   std::string summary;                // short human summary
+  std::vector<std::string> warnings;  // for stderr (e.g. a check that could not be embedded)
 };
 
 struct EntryPoint {

@@ -36,6 +36,18 @@ flatbuffers::Offset<Dispatch> buildDispatch(flatbuffers::FlatBufferBuilder& fbb,
                               d.shape.empty() ? nullptr : d.shape.c_str(), d.flops, d.bytes);
 }
 
+flatbuffers::Offset<Check> buildCheck(flatbuffers::FlatBufferBuilder& fbb, const CheckEntry& c) {
+  auto tensors = [&](const std::vector<std::vector<uint8_t>>& list) {
+    std::vector<flatbuffers::Offset<CheckTensor>> out;
+    for (const std::vector<uint8_t>& data : list) out.push_back(CreateCheckTensorDirect(fbb, &data));
+    return fbb.CreateVector(out);
+  };
+  auto entryPoint = fbb.CreateString(c.entryPoint);
+  auto inputs = tensors(c.inputs);
+  auto outputs = tensors(c.outputs);
+  return CreateCheck(fbb, entryPoint, inputs, outputs, c.tolerance);
+}
+
 std::vector<uint8_t> buildManifest(const BundleSpec& spec) {
   flatbuffers::FlatBufferBuilder fbb(4096);
   // Defaults are written too, so a reader sees every field explicitly and
@@ -77,7 +89,10 @@ std::vector<uint8_t> buildManifest(const BundleSpec& spec) {
   if (!spec.tokenizer.empty()) tokenizer = fbb.CreateString(spec.tokenizer);
   flatbuffers::Offset<flatbuffers::Vector<int64_t>> eos;
   if (!spec.eosTokenIds.empty()) eos = fbb.CreateVector(spec.eosTokenIds);
-  auto root = CreateBundle(fbb, producer, kernelsVec, arenasVec, tensorsVec, entryVec, state, tokenizer, eos);
+  flatbuffers::Offset<Check> check;  // absent unless asked for: other bundles keep their bytes
+  if (!spec.check.entryPoint.empty()) check = buildCheck(fbb, spec.check);
+  auto root =
+      CreateBundle(fbb, producer, kernelsVec, arenasVec, tensorsVec, entryVec, state, tokenizer, eos, check);
   FinishBundleBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

@@ -64,6 +64,14 @@ struct EntryPointEntry {
   std::vector<DispatchEntry> dispatches;
 };
 
+// A self-check (mgb.fbs Check): reference inputs and outputs of one entry
+// point, each in the tensor's external dtype. Empty entryPoint: none.
+struct CheckEntry {
+  std::string entryPoint;
+  std::vector<std::vector<uint8_t>> inputs, outputs;  // in the entry point's order
+  double tolerance = 0;
+};
+
 struct BundleSpec {
   std::string producer;
   std::vector<KernelEntry> kernels;
@@ -77,6 +85,7 @@ struct BundleSpec {
   std::vector<uint32_t> state;  // indices into tensors: the named state tensors
   std::string tokenizer;             // tokenizer.json text, or empty: none
   std::vector<int64_t> eosTokenIds;  // ids that end a generation, or empty
+  CheckEntry check;                  // --embed-check, or empty
 };
 
 std::vector<uint8_t> writeBundle(const BundleSpec& spec);

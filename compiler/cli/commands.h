@@ -10,6 +10,7 @@ enum ExitCode : int {
   kExitUsage = 2,      // bad command line
   kExitDevice = 3,     // no Vulkan device, or the device failed
   kExitIo = 4,         // a file could not be read or written
+  kExitMismatch = 5,   // mgc verify: the device's outputs differ from the bundle's reference
 };
 
 int compileMain(int argc, char** argv);
@@ -22,5 +23,6 @@ int exportMain(int argc, char** argv);  // export_cmd.cpp
 int generateMain(int argc, char** argv);     // generate_cmd.cpp
 int benchDecodeMain(int argc, char** argv);  // generate_cmd.cpp
 int tokenizeMain(int argc, char** argv);     // tokenize_cmd.cpp
+int verifyMain(int argc, char** argv);       // verify_cmd.cpp
 
 }  // namespace mgc

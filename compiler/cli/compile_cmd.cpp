@@ -1,6 +1,7 @@
 // mgc compile MODEL -o OUT.mgb [--report FILE.json] [--print-ir-after-all] [--verify-each]
 //   [--seq N]   (a Hugging Face checkpoint folder: tokens per run)
 //   [--max-seq N [--prefill-chunk T]]   (a checkpoint folder: prefill/decode over a KV cache)
+//   [--embed-check [--check-tolerance X]]   (a self-check for mgc verify / mgrt_model_verify)
 //   [--train --loss KIND --labels NAME --optimizer sgd|adam|adamw --lr X ...]
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -49,6 +50,15 @@ int compileMain(int argc, char** argv) {
   app.add_flag("--print-ir-after-all", printIr, "print the IR to stderr after every pass");
   app.add_flag("--verify-each", verifyEach, "run the IR verifier after every pass (an error names the pass)");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  bool embedCheck = false;
+  double checkTolerance = kDefaultCheckTolerance;
+  auto* embedFlag = app.add_flag("--embed-check", embedCheck,
+                                 "store reference inputs and CPU-reference outputs of the first entry point, for "
+                                 "mgc verify");
+  app.add_option("--check-tolerance", checkTolerance,
+                 "--embed-check: per element |got - want| <= X * max(1, |want|) (default 1e-3)")
+      ->needs(embedFlag)
+      ->check(CLI::Range(0.0, 1e30));
   int64_t seqLen = 0;
   app.add_option("--seq", seqLen, "checkpoint folder: tokens per run, input_ids [1, N] (default 128)")
       ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
@@ -117,6 +127,8 @@ int compileMain(int argc, char** argv) {
   opts.printIrAfterAll = printIr;
   opts.verifyEachPass = verifyEach;
   opts.frontend.seqLen = seqLen;
+  opts.embedCheck = embedCheck;
+  opts.checkTolerance = checkTolerance;
   if (!parseWeightFormat(weights, &opts.frontend.linear.format)) {
     std::fprintf(stderr, "mgc compile: error: --weights '%s' is not one of f32, f16, int8, int4, ternary\n", weights.c_str());
     return kExitUsage;
@@ -148,6 +160,7 @@ int compileMain(int argc, char** argv) {
     std::fprintf(stderr, "mgc compile: internal error while compiling %s: %s\n", input.c_str(), e.what());
     return kExitBadInput;
   }
+  for (const std::string& w : r.warnings) std::fprintf(stderr, "mgc compile: warning: %s\n", w.c_str());
   std::string err;
   if (!writeFileAtomically(output, r.bundle.data(), r.bundle.size(), &err) ||
       (!reportPath.empty() && !writeFileAtomically(reportPath, r.reportJson.data(), r.reportJson.size(), &err))) {

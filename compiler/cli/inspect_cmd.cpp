@@ -84,6 +84,10 @@ int inspectMain(int argc, char** argv) {
   std::printf("  manifest %llu bytes, weights %llu bytes at offset %llu\n", (unsigned long long)h.manifest_size,
               (unsigned long long)h.weights_size, (unsigned long long)h.weights_offset);
   if (b->tokenizer()) std::printf("  %s\n", tokenizerLine(*b, path).c_str());
+  if (const mgb::Check* c = b->check())  // the structure only: libmgrt checks its sizes at load
+    std::printf("  self-check: entry point '%s', %u inputs, %u outputs, tolerance %g (mgc verify runs it)\n",
+                c->entry_point() ? c->entry_point()->c_str() : "?", c->inputs() ? c->inputs()->size() : 0,
+                c->outputs() ? c->outputs()->size() : 0, c->tolerance());
   if (b->arenas()) {
     std::printf("arenas:\n");
     for (flatbuffers::uoffset_t i = 0; i < b->arenas()->size(); ++i) {

@@ -20,6 +20,7 @@ const char* kUsage =
     "  generate BUNDLE.mgb --prompt TEXT         generate text (or --prompt-ids 1,5,9; compile FOLDER --max-seq N)\n"
     "  bench-decode BUNDLE.mgb [--tokens N]      time token-by-token decode\n"
     "  tokenize BUNDLE.mgb --text T              text to token ids (--decode 1,2,3: ids to text)\n"
+    "  verify BUNDLE.mgb                         run the bundle's self-check on a device (compile --embed-check)\n"
     "  inspect BUNDLE.mgb                        show what is inside a bundle\n"
     "  opt FILE.mgir [--pass NAME]...            run passes, print the IR\n"
     "  demo                                      compile and run the built-in example\n"
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   if (cmd == "generate") return mgc::generateMain(argc - 1, argv + 1);
   if (cmd == "bench-decode") return mgc::benchDecodeMain(argc - 1, argv + 1);
   if (cmd == "tokenize") return mgc::tokenizeMain(argc - 1, argv + 1);
+  if (cmd == "verify") return mgc::verifyMain(argc - 1, argv + 1);
   std::fprintf(stderr, "mgc: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return mgc::kExitUsage;
 }

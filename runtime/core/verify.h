@@ -35,6 +35,13 @@ mgrt_status verifyBundle(const uint8_t* data, size_t size, const DeviceLimits& l
 mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const DeviceLimits& limits,
                            std::vector<uint32_t>* variants);
 
+// The self-check section, if any (verify_check.cpp): an existing entry point
+// that binds no State arena, one data vector of the right size per input and
+// output, a finite tolerance >= 0. Called by verifyManifest last.
+mgrt_status verifyCheck(const mgb::Bundle& b);
+// The entry point a verified bundle's check runs, or null when it has none.
+const mgb::EntryPoint* checkEntryPoint(const mgb::Bundle& b);
+
 // Structural checks of one SPIR-V module (spirv_check.cpp): header, every
 // instruction's length, a GLCompute entry point "main", a LocalSize
 // execution mode (if present) equal to the manifest's local_size, and only

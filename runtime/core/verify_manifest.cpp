@@ -256,7 +256,7 @@ mgrt_status verifyManifest(const mgb::Bundle& b, uint64_t weightsSize, const Dev
       MGRT_TRY(checkDispatch(b, d, at, lim, *variants));
     }
   }
-  return MGRT_OK;
+  return verifyCheck(b);
 }
 
 }  // namespace mgrt

@@ -170,6 +170,46 @@ mgrt_status mgrt_model_save_state(mgrt_model* m, const char* path);
  * (MGRT_INVALID_ARGUMENT), and the state stays as it was. */
 mgrt_status mgrt_model_load_state(mgrt_model* m, const char* path);
 
+/* Self-check (bundles compiled with `mgc compile --embed-check`): the bundle
+ * carries inputs for one entry point and the outputs the compiler's CPU
+ * reference computed for them. mgrt_model_verify runs that entry point on
+ * this device in a session of its own and compares: an element passes when
+ * |got - want| <= tolerance * max(1, |want|); integer and bool outputs must
+ * be equal; NaN matches only NaN, an infinity only the same infinity. The
+ * check's entry point binds no state, so it neither reads nor changes the
+ * model's state. A damaged check section is refused at load
+ * (MGRT_INVALID_BUNDLE) like any other part of the bundle. */
+typedef struct mgrt_check_output {
+  const char* name;     /* the output, owned by the model */
+  double max_abs_error; /* max |got - want| (inf on a NaN or infinity mismatch) */
+  double max_rel_error; /* max |got - want| / |want| over elements with want != 0 */
+  double worst_error;   /* max |got - want| / max(1, |want|), compared with the
+                           tolerance; inf where an integer differs or a NaN or
+                           infinity does not match */
+  int passed;           /* worst_error <= tolerance */
+} mgrt_check_output;
+
+typedef struct mgrt_verify_report {
+  const char* entry_point; /* the entry point the check ran, owned by the model */
+  double tolerance;        /* the one applied: the bundle's, or the caller's */
+  double worst_error;      /* the largest worst_error of any output */
+  int outputs;             /* outputs compared */
+  int failed_outputs;      /* outputs with worst_error > tolerance */
+  int passed;              /* 1: every output passed */
+} mgrt_verify_report;
+
+/* 1 if the bundle carries a self-check, else 0. */
+int mgrt_model_has_check(const mgrt_model* m);
+/* Runs the self-check. tolerance < 0 applies the bundle's own; >= 0
+ * replaces it. `outputs` (may be NULL) receives up to `capacity` per-output
+ * results, in the entry point's output order (report->outputs of them in
+ * all). MGRT_OK means the check ran, whatever its verdict (report->passed);
+ * report and outputs are complete only then. A bundle without a check is
+ * MGRT_INVALID_ARGUMENT; a failed run returns its status. The check runs in
+ * a session of its own, so other sessions of the model may run meanwhile. */
+mgrt_status mgrt_model_verify(mgrt_model* m, double tolerance, mgrt_verify_report* report,
+                              mgrt_check_output* outputs, int capacity);
+
 /* A session runs one entry point; it owns the activation arena and the
  * recorded command buffer. */
 mgrt_status mgrt_session_create(mgrt_model* m, const char* entry_point, mgrt_session** out);
