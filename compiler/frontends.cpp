@@ -8,6 +8,7 @@
 #include "ir/parser.h"
 #include "compiler/hf/import.h"
 #include "compiler/onnx/import.h"
+#include "formats/file_read.h"
 
 namespace mgc {
 
@@ -104,7 +105,7 @@ const Frontend& frontendFor(const std::string& path) {
   bool exists = ::stat(path.c_str(), &st) == 0;
   in.isDirectory = exists && S_ISDIR(st.st_mode);
   bool readable = false;
-  if (exists && !in.isDirectory) {
+  if (exists && S_ISREG(st.st_mode)) {
     std::ifstream f(path, std::ios::binary);
     if (f) {
       readable = true;
@@ -121,7 +122,13 @@ const Frontend& frontendFor(const std::string& path) {
   }
   // A name match is enough: the importer then reports the missing file.
   if (best && (bestMatch == SniffMatch::ByName || exists)) return *best;
-  if (!exists || (!in.isDirectory && !readable)) throw Error(path + ": cannot open file");
+  if (!in.isDirectory) {
+    if (std::string problem = fileio::notAFile(path); !problem.empty()) throw Error(problem);
+    if (!readable) throw Error(path + ": cannot open file");
+  } else {
+    throw Error(path + ": is a folder without config.json (a folder must be a Hugging Face checkpoint: config.json + "
+                       "model.safetensors)");
+  }
   std::string tried;
   for (const Frontend& f : frontends()) tried += std::string(tried.empty() ? "" : "; ") + f.formats;
   throw Error(path + ": unknown model format (tried " + tried + ")");

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <memory>
 
+#include "formats/file_read.h"
+
 namespace mgb {
 namespace npy {
 namespace {
@@ -227,13 +229,9 @@ bool read(const uint8_t* bytes, size_t size, Array* out, std::string* error) {
 }
 
 bool readFile(const std::string& path, Array* out, std::string* error) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) return fail(error, "npy: cannot open '" + path + "'");
   std::vector<uint8_t> bytes;
-  uint8_t buf[65536];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) bytes.insert(bytes.end(), buf, buf + n);
-  if (std::ferror(f.get())) return fail(error, "npy: cannot read '" + path + "'");
+  std::string readError;
+  if (!fileio::readAll(path, &bytes, &readError)) return fail(error, readError);
   if (!read(bytes.data(), bytes.size(), out, error)) {
     if (error) *error = "'" + path + "': " + *error;
     return false;

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "formats/dtype.h"
+#include "formats/file_read.h"
 
 namespace safetensors {
 
@@ -456,15 +457,8 @@ bool writeFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes,
 }
 
 bool readFile(const std::string& path, std::vector<uint8_t>* out, std::string* error) {
-  out->clear();
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return fail(error, "cannot open '" + path + "': " + std::strerror(errno));
-  uint8_t chunk[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) out->insert(out->end(), chunk, chunk + n);
-  bool bad = std::ferror(f) != 0;
-  std::fclose(f);
-  if (bad) return fail(error, "cannot read '" + path + "'");
+  std::string readError;
+  if (!fileio::readAll(path, out, &readError)) return fail(error, readError);
   return true;
 }
 

@@ -4,6 +4,7 @@
 // used to allocate.
 #include "ir/parser.h"
 
+#include "formats/file_read.h"
 #include "ir/printer.h"
 
 #include <cerrno>
@@ -598,12 +599,9 @@ Graph parseGraph(std::string_view text, const std::string& filename) {
 }
 
 Graph parseGraphFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error(path + ": read error");
-  return parseGraph(ss.str(), path);
+  std::string text, error;
+  if (!fileio::readAll(path, &text, &error)) throw Error(error);
+  return parseGraph(text, path);
 }
 
 }  // namespace mgc

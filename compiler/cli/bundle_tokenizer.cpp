@@ -7,6 +7,7 @@
 #include "compiler/hf/json_text.h"
 #include "formats/bundle_layout.h"
 #include "formats/mgb_generated.h"
+#include "formats/file_read.h"
 #include "ir/types.h"
 
 namespace mgc {
@@ -22,6 +23,7 @@ bool readAt(std::ifstream& f, uint64_t offset, void* out, uint64_t size) {
 }  // namespace
 
 BundleTokenizer loadTokenizer(const std::string& path) {
+  if (std::string problem = fileio::notAFile(path); !problem.empty()) throw Error(problem);
   std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) throw Error(path + ": cannot open file");
   const auto fileSize = uint64_t(f.tellg());

@@ -6,11 +6,13 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "compiler/cli/commands.h"
 #include "compiler/driver.h"
 #include "compiler/driver_train.h"
+#include "formats/file_read.h"
 
 namespace mgc {
 
@@ -117,10 +119,10 @@ int compileMain(int argc, char** argv) {
     return rc == 0 ? kExitOk : kExitUsage;
   }
 
-  if (std::FILE* probe = std::fopen(input.c_str(), "rb")) {
-    std::fclose(probe);
-  } else {
-    std::fprintf(stderr, "mgc compile: error: %s: cannot open file\n", input.c_str());
+  // A folder is a checkpoint folder (the frontend checks for config.json).
+  if (std::string problem = fileio::notAFile(input);
+      !problem.empty() && !std::filesystem::is_directory(input)) {
+    std::fprintf(stderr, "mgc compile: error: %s\n", problem.c_str());
     return kExitIo;
   }
   CompileOptions opts;

@@ -146,9 +146,9 @@ int demoMain(int argc, char** argv) {
 
   mgb::npy::Array x, expected;
   std::string err;
-  if (!mgb::npy::readFile(dir + "/cnn_input.npy", &x, &err)) return fail(kExitIo, dir + "/cnn_input.npy: " + err);
-  if (!mgb::npy::readFile(dir + "/cnn_expected.npy", &expected, &err))
-    return fail(kExitIo, dir + "/cnn_expected.npy: " + err);
+  // npy's messages name the file.
+  if (!mgb::npy::readFile(dir + "/cnn_input.npy", &x, &err) || !mgb::npy::readFile(dir + "/cnn_expected.npy", &expected, &err))
+    return fail(kExitIo, err);
 
   std::printf("== run\n");
   Runner runner;

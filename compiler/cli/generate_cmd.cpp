@@ -21,6 +21,7 @@
 #include "compiler/cli/sampler.h"
 #include "compiler/cli/token_ids.h"
 #include "compiler/hf/json_text.h"
+#include "formats/file_read.h"
 #include "ir/types.h"
 
 namespace mgc {
@@ -102,9 +103,10 @@ int generateMain(int argc, char** argv) {
   std::vector<int64_t> ids;
   if (idsOpt->count() && !parseIds(promptIds, &ids))
     return report("generate", {kExitUsage, "--prompt-ids '" + promptIds + "' is not a comma-separated list of token ids"});
+  if (std::string problem = fileio::notAFile(path); !problem.empty()) return report("generate", {kExitIo, problem});
   BundleTokenizer bt;
   try {
-    if (std::ifstream(path)) bt = loadTokenizer(path);  // else gen.open below says why
+    bt = loadTokenizer(path);
     if (textPrompt && !bt.tokenizer)
       return report("generate", {kExitUsage, "text prompts need a tokenizer in the bundle, and " + path +
                                                  " has none (its checkpoint folder had no tokenizer.json); give token "
@@ -179,9 +181,9 @@ int benchDecodeMain(int argc, char** argv) {
   // the whole KV cache (attention reads all of it; the mask hides the future).
   uint64_t weightBytes = 0, cacheBytes = 0;
   {
-    std::ifstream f(path, std::ios::binary);
-    std::vector<uint8_t> file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> file;
     std::string err;
+    if (!fileio::readAll(path, &file, &err)) return report("bench-decode", {kExitIo, err});
     const mgb::Bundle* b = openBundle(file, path, &err);
     if (!b) return report("bench-decode", {kExitBadInput, err});
     weightBytes = decodeWeightBytes(*b);

@@ -37,7 +37,8 @@ RunnerError Generator::open(const std::string& path, int device, bool validation
   path_ = path;
   mgrt_context_options opts{device, validation ? 1 : 0, 0};
   if (mgrt_status s = mgrt_context_create(&opts, &ctx_)) return fail(s, "cannot open a Vulkan device");
-  if (mgrt_status s = mgrt_model_load_file(ctx_, path.c_str(), &model_)) return fail(s, path);
+  // libmgrt's message names the file.
+  if (mgrt_status s = mgrt_model_load_file(ctx_, path.c_str(), &model_)) return fail(s, "");
   const std::string notGeneration =
       path + ": not a generation bundle (build one with mgc compile CHECKPOINT_FOLDER --max-seq N)";
   if (mgrt_session_create(model_, "prefill", &prefill_) != MGRT_OK ||

@@ -14,6 +14,7 @@
 #include "formats/bundle_layout.h"
 #include "formats/dtype.h"
 #include "formats/features.h"
+#include "formats/file_read.h"
 #include "formats/mgb_generated.h"
 #include "ir/types.h"
 
@@ -65,13 +66,12 @@ int inspectMain(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    std::fprintf(stderr, "mgc inspect: error: %s: cannot open file\n", path.c_str());
+  std::vector<uint8_t> file;
+  std::string err;
+  if (!fileio::readAll(path, &file, &err)) {
+    std::fprintf(stderr, "mgc inspect: error: %s\n", err.c_str());
     return kExitIo;
   }
-  std::vector<uint8_t> file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::string err;
   const mgb::Bundle* b = openBundle(file, path, &err);
   if (!b) {
     std::fprintf(stderr, "mgc inspect: error: %s\n", err.c_str());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/cli/commands.h"
+#include "formats/file_read.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "passes/graph/passes.h"
@@ -59,10 +60,8 @@ int optMain(int argc, char** argv) {
     toRun.push_back(p);
   }
 
-  if (std::FILE* probe = std::fopen(input.c_str(), "rb")) {
-    std::fclose(probe);
-  } else {
-    std::fprintf(stderr, "mgc opt: error: %s: cannot open file\n", input.c_str());
+  if (std::string problem = fileio::notAFile(input); !problem.empty()) {
+    std::fprintf(stderr, "mgc opt: error: %s\n", problem.c_str());
     return kExitIo;
   }
   try {

@@ -12,6 +12,7 @@
 #include "compiler/cli/commands.h"
 #include "compiler/cli/profile.h"
 #include "compiler/cli/runner.h"
+#include "formats/file_read.h"
 
 namespace mgc {
 
@@ -39,9 +40,9 @@ int runMain(int argc, char** argv) {
   const std::string& outDir = args.outDir;
   const int iterations = args.iterations;
 
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return report({kExitIo, path + ": cannot open file"});
-  std::vector<uint8_t> bundle((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bundle;
+  std::string readError;
+  if (!fileio::readAll(path, &bundle, &readError)) return report({kExitIo, readError});
 
   if (!outDir.empty()) {
     std::error_code ec;
@@ -69,6 +70,7 @@ int runMain(int argc, char** argv) {
     if (!splitSpec(spec, &name, &file)) return report({kExitUsage, "--input '" + spec + "' is not NAME=FILE.npy"});
     mgb::npy::Array a;
     std::string err;
+    if (std::string problem = fileio::notAFile(file); !problem.empty()) return report({kExitIo, problem});
     if (!mgb::npy::readFile(file, &a, &err)) return report({kExitBadInput, err});  // err names the file
     if (RunnerError e = runner.setInput(name, a, file); e.exitCode) return report(e);
     given.push_back(name);

@@ -25,7 +25,7 @@ RunnerError runtimeError(mgrt_status s, const std::string& what) {
   int code = kExitDevice;
   if (s == MGRT_INVALID_BUNDLE || s == MGRT_INVALID_ARGUMENT) code = kExitBadInput;
   if (s == MGRT_IO_ERROR) code = kExitIo;
-  return {code, what + ": " + mgrt_last_error()};
+  return {code, what.empty() ? std::string(mgrt_last_error()) : what + ": " + mgrt_last_error()};
 }
 
 RunnerError Runner::fail(mgrt_status s, const std::string& what) const { return runtimeError(s, what); }

@@ -4,13 +4,14 @@
 // what mgc generate does with --prompt, on its own.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "compiler/cli/bundle_tokenizer.h"
 #include "compiler/cli/commands.h"
 #include "compiler/cli/token_ids.h"
 #include "compiler/hf/json_text.h"
+#include "formats/file_read.h"
 #include "ir/types.h"
 
 namespace mgc {
@@ -26,8 +27,9 @@ int fail(int code, const std::string& message) {
 // ids, both decodes and the text the stream decoder (mgc generate's) prints
 // for the ids, for scripts (tests/compiler/tokenizer/reference.mjs).
 void runBatch(const tok::Tokenizer& t, const std::string& path, bool addSpecial) {
-  std::ifstream f(path);
-  if (!f) throw Error(path + ": cannot open file");
+  std::string all, error;
+  if (!fileio::readAll(path, &all, &error)) throw Error(error);
+  std::istringstream f(all);
   std::string line;
   for (int n = 1; std::getline(f, line); ++n) {
     if (line.empty()) continue;
@@ -72,6 +74,7 @@ int tokenizeMain(int argc, char** argv) {
   std::vector<int64_t> ids;
   if (decodeOpt->count() && !parseIds(decodeIds, &ids))
     return fail(kExitUsage, "--decode '" + decodeIds + "' is not a comma-separated list of token ids");
+  if (std::string problem = fileio::notAFile(path); !problem.empty()) return fail(kExitIo, problem);
   try {
     BundleTokenizer bt = loadTokenizer(path);
     if (!bt.tokenizer)

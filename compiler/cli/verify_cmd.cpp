@@ -11,6 +11,7 @@
 
 #include "compiler/cli/commands.h"
 #include "compiler/cli/runner.h"
+#include "formats/file_read.h"
 
 namespace mgc {
 
@@ -65,9 +66,9 @@ int verifyMain(int argc, char** argv) {
     return rc == 0 ? kExitOk : kExitUsage;
   }
 
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return report({kExitIo, path + ": cannot open file"});
-  const std::vector<uint8_t> bundle((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bundle;
+  std::string readError;
+  if (!fileio::readAll(path, &bundle, &readError)) return report({kExitIo, readError});
 
   Handles h;
   mgrt_context_options opts{device, validation ? 1 : 0, 0};

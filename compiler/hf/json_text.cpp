@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "formats/file_read.h"
 #include "ir/types.h"
 
 namespace mgc::hf {
@@ -36,16 +37,8 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& file) {
 }
 
 std::string readTextFile(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open file: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file");
-  if (uint64_t(st.st_size) > kMaxJsonBytes)
-    throw Error(path + ": larger than " + std::to_string(kMaxJsonBytes >> 20) + " MiB");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot open file");
-  std::string text(size_t(st.st_size), '\0');
-  f.read(&text[0], std::streamsize(text.size()));
-  if (size_t(f.gcount()) != text.size()) throw Error(path + ": cannot read file");
+  std::string text, error;
+  if (!fileio::readAll(path, &text, &error, kMaxJsonBytes)) throw Error(error);
   return text;
 }
 

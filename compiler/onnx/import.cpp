@@ -14,6 +14,7 @@
 
 #include "compiler/onnx/importer.h"
 #include "compiler/onnx/tensor_proto.h"
+#include "formats/file_read.h"
 
 namespace mgc {
 
@@ -255,13 +256,13 @@ Graph importOnnx(const std::string& path) { return importOnnx(path, ImportOption
 Graph importOnnx(const std::string& path, const ImportOptions& opts) {
   // Mapped, not read through a stream: a 600 MB model is then parsed
   // straight from the page cache, with no copy of the file in between.
+  if (std::string problem = fileio::notAFile(path); !problem.empty()) throw Error(problem);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(path + ": cannot open file");
   struct stat st {};
-  const bool ok = ::fstat(fd, &st) == 0;
-  if (!ok || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw Error(path + (ok && S_ISDIR(st.st_mode) ? ": is a folder, not a file" : ": not a regular file"));
+    throw Error(path + ": not a regular file");
   }
   const size_t size = size_t(st.st_size);
   if (size == 0) {

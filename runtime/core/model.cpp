@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "formats/file_read.h"
 #include "runtime/core/objects.h"
 #include "runtime/core/status.h"
 
@@ -98,15 +99,9 @@ mgrt_status mgrt_model_load_file(mgrt_context* ctx, const char* path, mgrt_model
     if (!out) return fail(MGRT_INVALID_ARGUMENT, "mgrt_model_load_file: out is null");
     *out = nullptr;
     if (!ctx || !path) return fail(MGRT_INVALID_ARGUMENT, "mgrt_model_load_file: null argument");
-    FILE* f = std::fopen(path, "rb");
-    if (!f) return fail(MGRT_IO_ERROR, "cannot open '%s': %s", path, std::strerror(errno));
     std::vector<uint8_t> bytes;
-    uint8_t chunk[1 << 16];
-    size_t n = 0;
-    while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
-    const bool readError = std::ferror(f) != 0;
-    std::fclose(f);
-    if (readError) return fail(MGRT_IO_ERROR, "cannot read '%s'", path);
+    std::string error;
+    if (!fileio::readAll(path, &bytes, &error)) return fail(MGRT_IO_ERROR, "%s", error.c_str());
     const mgrt_status s = loadOwned(ctx, std::move(bytes), out);
     if (s != MGRT_OK) failMessage(s, std::string(path) + ": " + lastError());
     return s;

@@ -19,6 +19,7 @@ head -c 1000 "$TMP/cnn.mgb" > "$TMP/truncated.mgb"
 cp "$TMP/cnn.mgb" "$TMP/flipped.mgb"
 printf '\xff' | dd of="$TMP/flipped.mgb" bs=1 seek=200 conv=notrunc status=none
 echo "hello" > "$TMP/not_a_dir"
+mkdir -p "$TMP/folder"
 # The good bundle's size changes with every kernel edit: goldens say SIZE
 # where a message names it (and so check the message names the real size).
 SIZE=$(stat -c %s "$TMP/cnn.mgb")
@@ -39,6 +40,18 @@ cases=(
   "run_bad_npy|run $TMP/cnn.mgb --input x=$D/not_onnx.onnx"
   "run_output_dir_not_writable|run $TMP/cnn.mgb --input x=examples/cnn_input.npy --output-dir $TMP/not_a_dir/out"
   "inspect_not_a_bundle|inspect $D/not_onnx.onnx"
+  "compile_folder_without_config|compile $TMP/folder -o $TMP/x.mgb"
+  "compile_char_device|compile /dev/null -o $TMP/x.mgb"
+  "opt_folder|opt $TMP/folder"
+  "run_folder|run $TMP/folder"
+  "run_input_char_device|run $TMP/cnn.mgb --input x=/dev/null"
+  "run_input_folder|run $TMP/cnn.mgb --input x=$TMP/folder"
+  "inspect_folder|inspect $TMP/folder"
+  "verify_folder|verify $TMP/folder"
+  "train_folder|train $TMP/folder --dataset fashion-mnist"
+  "generate_folder|generate $TMP/folder --prompt-ids 1"
+  "bench_decode_folder|bench-decode $TMP/folder"
+  "tokenize_char_device|tokenize /dev/null --text hi"
   "unknown_command|frobnicate"
 )
 
