@@ -9,6 +9,7 @@
 //   out = s.run(x=np.ones((1, 3, 32, 32), np.float32))   # {"y": array}
 //   m.state_names(); m.read_state(name); m.write_state(name, array)
 //   m.save_state("ck.safetensors"); m.load_state("ck.safetensors")
+#include <algorithm>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -202,6 +203,32 @@ class Model : public std::enable_shared_from_this<Model> {
   void saveState(const std::string& path) { check(mgrt_model_save_state(m_, path.c_str()), path); }
   void loadState(const std::string& path) { check(mgrt_model_load_state(m_, path.c_str()), path); }
   std::shared_ptr<Context> context() const { return ctx_; }
+  bool hasCheck() const { return mgrt_model_has_check(m_) != 0; }
+  // The self-check (mgc compile --embed-check) on this device, as a dict.
+  py::dict verify(py::object tolerance) {
+    const int n = 64;
+    std::vector<mgrt_check_output> outs(n);
+    mgrt_verify_report r{};
+    check(mgrt_model_verify(m_, tolerance.is_none() ? -1.0 : tolerance.cast<double>(), &r, outs.data(), n), "verify");
+    py::list outputs;
+    for (int i = 0; i < std::min(r.outputs, n); ++i) {
+      py::dict o;
+      o["name"] = outs[size_t(i)].name;
+      o["max_abs_error"] = outs[size_t(i)].max_abs_error;
+      o["max_rel_error"] = outs[size_t(i)].max_rel_error;
+      o["worst_error"] = outs[size_t(i)].worst_error;
+      o["passed"] = outs[size_t(i)].passed != 0;
+      outputs.append(o);
+    }
+    py::dict d;
+    d["passed"] = r.passed != 0;
+    d["entry_point"] = r.entry_point;
+    d["tolerance"] = r.tolerance;
+    d["worst_error"] = r.worst_error;
+    d["failed_outputs"] = r.failed_outputs;
+    d["outputs"] = outputs;
+    return d;
+  }
 
  private:
   mgrt_tensor_info stateInfo(int i) const {
@@ -251,7 +278,10 @@ PYBIND11_MODULE(mgrt, mod) {
       .def("read_state", &Model::readState, py::arg("name"))
       .def("write_state", &Model::writeState, py::arg("name"), py::arg("value"))
       .def("save_state", &Model::saveState, py::arg("path"), "Every state tensor as one safetensors file (atomic)")
-      .def("load_state", &Model::loadState, py::arg("path"));
+      .def("load_state", &Model::loadState, py::arg("path"))
+      .def_property_readonly("has_check", &Model::hasCheck, "True if the bundle carries a self-check (--embed-check)")
+      .def("verify", &Model::verify, py::arg("tolerance") = py::none(),
+           "Runs the bundle's self-check on this device: {'passed', 'worst_error', 'tolerance', 'outputs': [...]}");
 
   py::class_<Session, std::shared_ptr<Session>>(mod, "Session")
       .def_property_readonly("inputs", &Session::inputs)

@@ -59,20 +59,22 @@ mgrt_status uploadWeightsAndParams(mgrt_model* m) {
   return be->upload(uploads, "uploading weights");
 }
 
-mgrt_status loadOwned(mgrt_context* ctx, std::vector<uint8_t>&& bytes, mgrt_model** out) {
+// `data` (the whole file) need only live during the call: the manifest is
+// copied, the weights and state initial values are uploaded.
+mgrt_status loadBundle(mgrt_context* ctx, const uint8_t* data, size_t size, mgrt_model** out) {
   Backend* be = ctx->backend.get();
   if (be->lost()) return fail(MGRT_DEVICE_ERROR, "mgrt_model_load: the GPU device was lost earlier");
   std::unique_ptr<mgrt_model> m(new mgrt_model());
   m->ctx = ctx;
   m->backend = be;
-  m->bytes = std::move(bytes);
-  MGRT_TRY(verifyBundle(m->bytes.data(), m->bytes.size(), be->caps().limits, &m->bundle));
+  MGRT_TRY(verifyBundle(data, size, be->caps().limits, &m->bundle));
 
   const int before = be->validationMessages();
   mgrt_status s = uploadWeightsAndParams(m.get());
   if (s == MGRT_OK) s = createModelState(m.get());
   if (s == MGRT_OK) s = createPipelines(m.get());
   if (s == MGRT_OK) s = be->checkValidation(before, "mgrt_model_load");
+  m->bundle.weights = m->bundle.data = nullptr;  // into `data`, which the caller keeps
   if (s == MGRT_OK) be->savePipelineCache();  // new pipelines reach the file for the next launch
   if (s != MGRT_OK) {
     releaseModel(m.release());
@@ -89,8 +91,7 @@ mgrt_status mgrt_model_load(mgrt_context* ctx, const void* data, size_t size, mg
     if (!out) return fail(MGRT_INVALID_ARGUMENT, "mgrt_model_load: out is null");
     *out = nullptr;
     if (!ctx || (!data && size)) return fail(MGRT_INVALID_ARGUMENT, "mgrt_model_load: null argument");
-    const uint8_t* p = static_cast<const uint8_t*>(data);
-    return loadOwned(ctx, std::vector<uint8_t>(p, p + size), out);
+    return loadBundle(ctx, static_cast<const uint8_t*>(data), size, out);
   })
 }
 
@@ -102,7 +103,7 @@ mgrt_status mgrt_model_load_file(mgrt_context* ctx, const char* path, mgrt_model
     std::vector<uint8_t> bytes;
     std::string error;
     if (!fileio::readAll(path, &bytes, &error)) return fail(MGRT_IO_ERROR, "%s", error.c_str());
-    const mgrt_status s = loadOwned(ctx, std::move(bytes), out);
+    const mgrt_status s = loadBundle(ctx, bytes.data(), bytes.size(), out);
     if (s != MGRT_OK) failMessage(s, std::string(path) + ": " + lastError());
     return s;
   })

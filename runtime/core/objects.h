@@ -20,8 +20,7 @@ struct mgrt_context {
 struct mgrt_model {
   mgrt_context* ctx = nullptr;
   mgrt::Backend* backend = nullptr;  // ctx->backend
-  std::vector<uint8_t> bytes;  // the verified file; the manifest points into it
-  mgrt::VerifiedBundle bundle;
+  mgrt::VerifiedBundle bundle;  // its own copy of the manifest; the file is not kept
   mgrt::ParamsPlan paramsPlan;
   mgrt::Buffer* weights = nullptr;  // arena 0, uploaded once
   mgrt::Buffer* params = nullptr;   // every dispatch's params, packed

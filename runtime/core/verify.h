@@ -14,7 +14,11 @@
 namespace mgrt {
 
 struct VerifiedBundle {
-  const mgb::Bundle* manifest = nullptr;  // points into the verified data
+  // The manifest is copied out of the file (8-byte aligned, and so that the
+  // file's bytes need not outlive the load); `manifest` points into the copy.
+  std::vector<uint64_t> manifestBytes;
+  const mgb::Bundle* manifest = nullptr;
+  // Into the file's bytes, which only the load keeps alive (null after it):
   const uint8_t* weights = nullptr;  // initial contents of arena 0
   uint64_t weightsSize = 0;          // = arena 0's size
   // The file's whole data section: arena 0's bytes, then the initial bytes

@@ -65,7 +65,9 @@ mgrt_status verifyBundle(const uint8_t* data, size_t size, const DeviceLimits& l
   if (h.manifest_size < 8 || h.manifest_size >= FLATBUFFERS_MAX_BUFFER_SIZE)
     return fail(MGRT_INVALID_BUNDLE, "manifest size %llu is out of range", (ull)h.manifest_size);
 
-  const uint8_t* manifest = data + h.manifest_offset;
+  out->manifestBytes.assign(size_t((h.manifest_size + 7) / 8), 0);
+  std::memcpy(out->manifestBytes.data(), data + h.manifest_offset, size_t(h.manifest_size));
+  const uint8_t* manifest = reinterpret_cast<const uint8_t*>(out->manifestBytes.data());
   if (!mgb::BundleBufferHasIdentifier(manifest))
     return fail(MGRT_INVALID_BUNDLE, "manifest lacks the file identifier \"%s\"",
                 mgb::BundleIdentifier());

@@ -133,7 +133,8 @@ int mgrt_context_pipeline_cache_state(const mgrt_context* ctx);
 const char* mgrt_context_pipeline_cache_note(const mgrt_context* ctx);
 
 /* Verifies the whole bundle before creating any GPU object. The data is
- * copied; the caller may free it after the call. */
+ * not retained (the model keeps a copy of the manifest only; weights are
+ * uploaded during the call): the caller may free it after the call. */
 mgrt_status mgrt_model_load(mgrt_context* ctx, const void* data, size_t size, mgrt_model** out);
 mgrt_status mgrt_model_load_file(mgrt_context* ctx, const char* path, mgrt_model** out);
 void mgrt_model_destroy(mgrt_model* m);

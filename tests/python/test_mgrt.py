@@ -70,6 +70,32 @@ class Inference(unittest.TestCase):
             mgrt.load(bad)
 
 
+class SelfCheck(unittest.TestCase):
+    def test_verify_passes_and_catches_altered_weights(self):
+        bundle = compile_bundle("cnn-check.mgb", "--embed-check")
+        model = mgrt.load(bundle, validation=True)
+        self.assertTrue(model.has_check)
+        r = model.verify()
+        self.assertTrue(r["passed"], r)
+        self.assertEqual(r["entry_point"], "infer")
+        self.assertEqual([o["name"] for o in r["outputs"]], [t.name for t in model.session().outputs])
+        self.assertLess(r["worst_error"], r["tolerance"])
+        # the caller's tolerance replaces the bundle's; a failed check is a
+        # verdict, not an exception
+        strict = model.verify(tolerance=0.0)
+        self.assertEqual(strict["tolerance"], 0.0)
+        self.assertEqual(strict["passed"], r["worst_error"] == 0)
+        tampered = os.path.join(TMP, "cnn-check-tampered.mgb")
+        subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests", "compiler", "cli", "tamper_bundle.py"),
+                        bundle, tampered, "weights", "3", "0x40"], check=True)
+        bad = mgrt.load(tampered).verify()
+        self.assertFalse(bad["passed"])
+        self.assertGreater(bad["worst_error"], bad["tolerance"])
+        self.assertFalse(mgrt.load(compile_bundle("cnn.mgb")).has_check)
+        with self.assertRaisesRegex(mgrt.Error, "verify"):
+            mgrt.load(compile_bundle("cnn.mgb")).verify()
+
+
 class Training(unittest.TestCase):
     def test_train_save_load_state(self):
         bundle = compile_bundle("cnn-train.mgb", "--train", "--optimizer", "adamw", "--lr", "1e-3")
