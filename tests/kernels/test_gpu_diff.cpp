@@ -86,17 +86,28 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
   return mgb::writeBundle(spec);
 }
 
+mgrt_context* makeContext(uint32_t disabledFeatures) {
+  mgrt_context_options opts{-1, 1, disabledFeatures};
+  mgrt_context* c = nullptr;
+  if (mgrt_context_create(&opts, &c) != MGRT_OK) FAIL("no Vulkan device: " << mgrt_last_error());
+  return c;
+}
+
+// The device with every feature it has, and the same device with none, so
+// that kernels with feature variants are checked in each.
 mgrt_context* gpu() {
-  static mgrt_context* ctx = [] {
-    mgrt_context_options opts{-1, 1, 0};
-    mgrt_context* c = nullptr;
-    if (mgrt_context_create(&opts, &c) != MGRT_OK) FAIL("no Vulkan device: " << mgrt_last_error());
-    return c;
-  }();
+  static mgrt_context* ctx = makeContext(0);
+  return ctx;
+}
+mgrt_context* portableGpu() {
+  static mgrt_context* ctx = makeContext(0xffu);
   return ctx;
 }
 
-HostTensor runOnGpu(const test::OpCase& c, const std::vector<HostTensor>& inputs) {
+// Runs the case's one dispatch on `ctx`; *variant = the kernel variant the
+// device picked.
+HostTensor runOnGpu(mgrt_context* ctx, const test::OpCase& c, const std::vector<HostTensor>& inputs,
+                    std::string* variant) {
   const Graph& g = c.graph;
   std::vector<uint8_t> bytes = bundleFor(g, lowerNode(g, g.nodes[0]));
   mgrt_model* model = nullptr;
@@ -104,7 +115,8 @@ HostTensor runOnGpu(const test::OpCase& c, const std::vector<HostTensor>& inputs
   auto check = [](mgrt_status st, const char* what) {
     if (st != MGRT_OK) FAIL(what << ": " << mgrt_last_error());
   };
-  check(mgrt_model_load(gpu(), bytes.data(), bytes.size(), &model), "load");
+  check(mgrt_model_load(ctx, bytes.data(), bytes.size(), &model), "load");
+  *variant = mgrt_model_kernel_count(model) > 0 ? mgrt_model_kernel_variant(model, 0) : "portable";
   check(mgrt_session_create(model, "infer", &s), "session");
   for (size_t k = 0; k < inputs.size(); ++k)
     check(mgrt_session_set_input(s, g.value(g.inputs[k]).name.c_str(), inputs[k].data.data(), inputs[k].data.size()),
@@ -144,7 +156,7 @@ std::string compare(const HostTensor& ref, const HostTensor& got) {
 }  // namespace
 
 TEST_CASE("every op case on the GPU matches the CPU reference") {
-  int ran = 0;
+  int ran = 0, variants = 0;
   for (const test::OpCase& c : test::opCases()) {
     const Node& n = c.graph.nodes[0];
     if (isAliasOp(n)) continue;  // no dispatch: the memory planner aliases them
@@ -158,11 +170,25 @@ TEST_CASE("every op case on the GPU matches the CPU reference") {
                                    : &inputs[size_t(std::find(c.graph.inputs.begin(), c.graph.inputs.end(), v) -
                                                     c.graph.inputs.begin())]);
     HostTensor ref = evalNode(c.graph, n, ptrs).at(0);
-    HostTensor got = runOnGpu(c, inputs);
+    std::string variant;
+    HostTensor got = runOnGpu(gpu(), c, inputs, &variant);
+    INFO("variant '" << variant << "'");
     std::string diff = compare(ref, got);
     CHECK(diff == "");
+    if (variant != "portable") {
+      ++variants;
+      std::string portable;
+      HostTensor gotPortable = runOnGpu(portableGpu(), c, inputs, &portable);
+      INFO("and variant '" << portable << "' with every optional feature off");
+      CHECK(portable == "portable");
+      CHECK(compare(ref, gotPortable) == "");
+    }
     ++ran;
   }
   CHECK(ran > 100);
+  // lavapipe and the GPUs this runs on have subgroups: the qmatvec cases
+  // must have taken their subgroup variant there.
+  if (mgrt_context_features(gpu()) & MGRT_FEATURE_SUBGROUP) CHECK(variants > 0);
   CHECK(mgrt_context_validation_messages(gpu()) == 0);
+  CHECK(mgrt_context_validation_messages(portableGpu()) == 0);
 }
