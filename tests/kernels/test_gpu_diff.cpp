@@ -73,7 +73,10 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
     d.params = p.params;
     for (ValueId v : p.bindings) {
       const mgb::TensorEntry& t = spec.tensors[addTensor(v)];
-      d.bindings.push_back({t.arena, t.offset, t.size});
+      // As compiler/bundle_builder.cpp: a binding covers the tensor's last
+      // partial vec4 (kernels view tensors as vec4s; with robust buffer
+      // access NVIDIA zeroes a whole vec4 that ends past the binding).
+      d.bindings.push_back({t.arena, t.offset, (t.size + 15) / 16 * 16});
     }
     std::copy(p.groups, p.groups + 3, d.groups);
     d.items = p.items;

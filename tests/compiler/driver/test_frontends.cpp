@@ -66,7 +66,9 @@ TEST_CASE("frontends: unknown input names the file and the formats tried") {
   CHECK_THROWS_WITH(importModel(junk), Catch::StartsWith(junk + ": unknown model format (tried ") &&
                                            Catch::Contains("ONNX") && Catch::Contains("text IR"));
   CHECK_THROWS_WITH(importModel(t.file("empty", "")), Catch::Contains("unknown model format"));
-  CHECK_THROWS_WITH(importModel(t.dir.string()), Catch::Contains(t.dir.string() + ": unknown model format"));
+  // A folder is only ever a checkpoint folder: without config.json it says so.
+  CHECK_THROWS_WITH(importModel(t.dir.string()), Catch::StartsWith(t.dir.string() + ": is a folder without config.json"));
+  CHECK_THROWS_WITH(importModel("/dev/null"), "/dev/null: is a character device, not a file");
   CHECK_THROWS_WITH(importModel((t.dir / "missing").string()), (t.dir / "missing").string() + ": cannot open file");
 }
 
