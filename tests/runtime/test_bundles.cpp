@@ -128,6 +128,20 @@ mgrt_model* load(const std::vector<uint8_t>& bytes) {
   return m;
 }
 
+void expectRejected(mgb::BundleSpec spec, const std::function<void(mgb::BundleSpec&)>& edit, mgrt_status status,
+                    const std::string& needle) {
+  edit(spec);
+  const std::vector<uint8_t> bytes = mgb::writeBundle(spec);
+  mgrt_model* m = nullptr;
+  const mgrt_status s = mgrt_model_load(context(), bytes.data(), bytes.size(), &m);
+  const std::string msg = mgrt_last_error();
+  INFO("message: " << msg);
+  CHECK(s == status);
+  CHECK(m == nullptr);
+  CHECK(msg.find(needle) != std::string::npos);
+  if (m) mgrt_model_destroy(m);
+}
+
 void fixChecksum(std::vector<uint8_t>* file) {
   const uint64_t sum = mgb::bundleChecksum(file->data(), file->size());
   std::memcpy(file->data() + offsetof(mgb::Header, checksum), &sum, 8);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ mgrt_context* context();
 
 // Loads spec (or raw bytes), asserting success.
 mgrt_model* load(const std::vector<uint8_t>& bytes);
+
+// Writes `spec` after `edit` and checks that mgrt_model_load refuses it
+// with `status`, no model, and a message containing `needle`.
+void expectRejected(mgb::BundleSpec spec, const std::function<void(mgb::BundleSpec&)>& edit, mgrt_status status,
+                    const std::string& needle);
 
 // Recomputes the header checksum after a deliberate edit.
 void fixChecksum(std::vector<uint8_t>* file);

@@ -72,17 +72,7 @@ std::vector<uint8_t> tamperedWeights(size_t k, uint8_t mask) {
 }
 
 void expectRejected(const std::function<void(mgb::BundleSpec&)>& edit, const std::string& needle) {
-  mgb::BundleSpec spec = checkedSpec();
-  edit(spec);
-  const std::vector<uint8_t> bytes = mgb::writeBundle(spec);
-  mgrt_model* m = nullptr;
-  const mgrt_status s = mgrt_model_load(context(), bytes.data(), bytes.size(), &m);
-  const std::string msg = mgrt_last_error();
-  INFO("message: " << msg);
-  CHECK(s == MGRT_INVALID_BUNDLE);
-  CHECK(m == nullptr);
-  CHECK(msg.find(needle) != std::string::npos);
-  if (m) mgrt_model_destroy(m);
+  rt_test::expectRejected(checkedSpec(), edit, MGRT_INVALID_BUNDLE, needle);
 }
 
 }  // namespace

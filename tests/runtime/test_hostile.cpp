@@ -37,17 +37,7 @@ mgrt_status loadAndRun(const std::vector<uint8_t>& bytes) {
 // `status` and a message containing `needle`.
 void expectRejected(const std::function<void(mgb::BundleSpec&)>& edit, mgrt_status status,
                     const std::string& needle) {
-  mgb::BundleSpec spec = addSpec(16, false);
-  edit(spec);
-  const std::vector<uint8_t> bytes = mgb::writeBundle(spec);
-  mgrt_model* m = nullptr;
-  const mgrt_status s = mgrt_model_load(context(), bytes.data(), bytes.size(), &m);
-  const std::string msg = mgrt_last_error();
-  INFO("message: " << msg);
-  CHECK(s == status);
-  CHECK(m == nullptr);
-  CHECK(msg.find(needle) != std::string::npos);
-  if (m) mgrt_model_destroy(m);
+  rt_test::expectRejected(addSpec(16, false), edit, status, needle);
 }
 
 }  // namespace

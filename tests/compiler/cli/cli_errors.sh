@@ -56,23 +56,8 @@ cases=(
 )
 
 fail=0
-for c in "${cases[@]}"; do
-  name=${c%%|*}
-  args=${c#*|}
-  # shellcheck disable=SC2086
-  err=$("$MGC" $args 2>&1 >/dev/null)
-  rc=$?
-  got=$(printf 'exit: %s\n%s\n' "$rc" "$err" | sed -e "s#$TMP#TMP#g" -e "s#\b$SIZE bytes#SIZE bytes#g")
-  if [[ $UPDATE == --update ]]; then
-    printf '%s\n' "$got" > "$GOLDEN/$name.txt"
-    continue
-  fi
-  if ! diff -u "$GOLDEN/$name.txt" <(printf '%s\n' "$got") > "$TMP/$name.diff"; then
-    echo "FAIL $name"; cat "$TMP/$name.diff"; fail=1
-  else
-    echo "ok   $name"
-  fi
-done
+source tests/compiler/cli/golden_cases.sh
+GOLDEN_SED="s#\b$SIZE bytes#SIZE bytes#g" golden_cases "${cases[@]}"
 
 # No Vulkan device at all: the loader finds no driver.
 err=$(VK_ICD_FILENAMES=/nonexistent.json VK_DRIVER_FILES=/nonexistent.json "$MGC" run "$TMP/cnn.mgb" --input x=examples/cnn_input.npy 2>&1 >/dev/null)

@@ -15,6 +15,7 @@ TAMPER="/usr/bin/python3 tests/compiler/cli/tamper_bundle.py"
 rm -rf "$TMP" && mkdir -p "$TMP"
 D=tests/compiler/cli/data
 fail=0
+source tests/compiler/cli/golden_cases.sh
 
 must() { "$@" || { echo "FAIL setup: $*"; exit 1; }; }
 must "$MGC" compile examples/cnn.onnx -o "$TMP/cnn.mgb" --embed-check -q
@@ -48,23 +49,7 @@ cases=(
   "verify_missing_bundle|verify no/such/model.mgb"
   "compile_embed_check_train|compile examples/cnn.onnx --train -o $TMP/train.mgb --embed-check -q"
 )
-for c in "${cases[@]}"; do
-  name=${c%%|*}
-  args=${c#*|}
-  # shellcheck disable=SC2086
-  err=$("$MGC" $args 2>&1 >/dev/null)
-  rc=$?
-  got=$(printf 'exit: %s\n%s\n' "$rc" "$err" | sed -e "s#$TMP#TMP#g")
-  if [[ $UPDATE == --update ]]; then
-    printf '%s\n' "$got" > "$GOLDEN/$name.txt"
-    continue
-  fi
-  if ! diff -u "$GOLDEN/$name.txt" <(printf '%s\n' "$got") > "$TMP/$name.diff"; then
-    echo "FAIL $name"; cat "$TMP/$name.diff"; fail=1
-  else
-    echo "ok   $name"
-  fi
-done
+golden_cases "${cases[@]}"
 
 # Deterministic: the same model and flags give the same bundle, check included.
 must "$MGC" compile examples/cnn.onnx -o "$TMP/again.mgb" --embed-check -q
