@@ -26,7 +26,20 @@
 // p[36] layout bits (trans_a, trans_b, narrow, rms prologue, swiglu
 // prologue), p[37] the rms prologue's epsilon (float bits).
 // Grid: (column groups, 1, batch), clamped; workgroups loop over the rest.
+// Variant `subgroup` (devices with subgroup arithmetic and shuffles): the
+// slice sums and the prologue's mean square go through subgroup operations
+// (xor shuffles over the lanes of one column, then one value per subgroup
+// and column in shared memory where a column spans several subgroups):
+// 0-2 barriers per column group instead of 6-7. Written for any subgroup
+// width at least the lane stride between slices (narrower ones take the
+// tree); it assumes subgroups are consecutive runs of
+// gl_LocalInvocationIndex, as qmatvec.comp's variant does.
+// mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP env=vulkan1.1 msl=20100
 #version 450
+#ifdef MGC_SUBGROUP
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
 layout(local_size_x = 256) in;
 #include "common.glsl"
 
@@ -84,6 +97,17 @@ void takeRowNorms(uint offA) {
     ss += v * v;
   }
   barrier();
+#ifdef MGC_SUBGROUP
+  vec4 s = subgroupAdd(ss);
+  if (subgroupElect()) partial[gl_SubgroupID] = s;
+  barrier();
+  if (gl_SubgroupID == 0u) {
+    vec4 r = vec4(0.0);
+    for (uint i = gl_SubgroupInvocationID; i < gl_NumSubgroups; i += gl_SubgroupSize) r += partial[i];
+    r = subgroupAdd(r);
+    if (subgroupElect()) rowScale = inversesqrt(r / float(K) + uintBitsToFloat(p[37]));
+  }
+#else
   partial[t] = ss;
   barrier();
   for (uint h = 128u; h > 0u; h >>= 1u) {
@@ -91,7 +115,42 @@ void takeRowNorms(uint offA) {
     barrier();
   }
   if (t == 0u) rowScale = inversesqrt(partial[0] / float(K) + uintBitsToFloat(p[37]));
+#endif
   barrier();
+}
+
+// The sum of v over the slices of invocation t's column, valid where
+// slice == 0. Lanes: trans_b, t = col * slices + slice (a column's slices
+// adjacent); else t = slice * cols + col. Called in uniform control flow;
+// `partial` may be in use by the previous column group on entry.
+vec4 sliceSum(vec4 v, uint t, uint slice, uint col, uint cols, uint slices, bool tb) {
+#ifdef MGC_SUBGROUP
+  uint S = gl_SubgroupSize, stride = tb ? 1u : cols;  // lanes between a column's slices
+  if (S >= stride) {
+    for (uint o = stride; o < min(S, stride * slices); o <<= 1u) v += subgroupShuffleXor(v, o);
+    if (stride * slices <= S) return v;  // the column lies in one subgroup
+    barrier();
+    if (gl_SubgroupInvocationID < stride) partial[gl_SubgroupID * stride + gl_SubgroupInvocationID] = v;
+    barrier();
+    vec4 r = vec4(0.0);
+    if (slice == 0u) {
+      if (tb)  // the column's slices/S subgroups, in a row
+        for (uint g = col * (slices / S); g < (col + 1u) * (slices / S); ++g) r += partial[g];
+      else  // every subgroup holds S/cols slices of every column
+        for (uint g = 0u; g < gl_NumSubgroups; ++g) r += partial[g * cols + col];
+    }
+    return r;
+  }
+#endif
+  // partial[slice * cols + col], a tree over slices.
+  barrier();
+  partial[slice * cols + col] = v;
+  barrier();
+  for (uint h = slices / 2u; h > 0u; h >>= 1u) {
+    if (slice < h) partial[slice * cols + col] += partial[(slice + h) * cols + col];
+    barrier();
+  }
+  return partial[col];
 }
 
 float bAt(bool tb, uint offB, uint k, uint n) { return tb ? b[offB + n * p[2] + k] : b[offB + k * p[1] + n]; }
@@ -129,16 +188,8 @@ void main() {
         for (; k < K; k += slices) acc += bAt(tb, offB, k, n) * aColumn(offA, k);
         acc += acc1 + acc2 + acc3;
       }
-      // Sum the slices of each column: partial[slice * cols + col].
-      barrier();
-      partial[slice * cols + col] = acc;
-      barrier();
-      for (uint h = slices / 2u; h > 0u; h >>= 1u) {
-        if (slice < h) partial[slice * cols + col] += partial[(slice + h) * cols + col];
-        barrier();
-      }
+      vec4 s = sliceSum(acc, t, slice, col, cols, slices, tb);
       if (slice == 0u && n < N) {
-        vec4 s = partial[col];
         if (rms) s *= rowScale;
         for (uint m = 0u; m < min(M, 4u); ++m) {
           uint o = bz * M * N + m * N + n;
