@@ -122,13 +122,11 @@ const Frontend& frontendFor(const std::string& path) {
   }
   // A name match is enough: the importer then reports the missing file.
   if (best && (bestMatch == SniffMatch::ByName || exists)) return *best;
-  if (!in.isDirectory) {
-    if (std::string problem = fileio::notAFile(path); !problem.empty()) throw Error(problem);
-    if (!readable) throw Error(path + ": cannot open file");
-  } else {
+  if (in.isDirectory)
     throw Error(path + ": is a folder without config.json (a folder must be a Hugging Face checkpoint: config.json + "
                        "model.safetensors)");
-  }
+  if (std::string problem = fileio::notAFile(path); !problem.empty()) throw Error(problem);
+  if (!readable) throw Error(path + ": cannot open file");
   std::string tried;
   for (const Frontend& f : frontends()) tried += std::string(tried.empty() ? "" : "; ") + f.formats;
   throw Error(path + ": unknown model format (tried " + tried + ")");

@@ -10,20 +10,19 @@
 namespace fileio {
 namespace {
 
-// What a non-regular file is, as the message names it.
+// What a non-regular file is, as the message names it (null: no name).
 const char* kindOf(mode_t mode) {
   if (S_ISDIR(mode)) return "a folder";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISFIFO(mode)) return "a pipe";
   if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
+  return nullptr;
 }
 
 std::string kindMessage(const std::string& path, mode_t mode) {
-  const std::string kind = kindOf(mode);
-  if (kind == "not a regular file") return path + ": not a regular file";
-  return path + ": is " + kind + ", not a file";
+  const char* kind = kindOf(mode);
+  return kind ? path + ": is " + kind + ", not a file" : path + ": not a regular file";
 }
 
 std::string openMessage(const std::string& path, int err) {

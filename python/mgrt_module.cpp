@@ -9,7 +9,6 @@
 //   out = s.run(x=np.ones((1, 3, 32, 32), np.float32))   # {"y": array}
 //   m.state_names(); m.read_state(name); m.write_state(name, array)
 //   m.save_state("ck.safetensors"); m.load_state("ck.safetensors")
-#include <algorithm>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -206,12 +205,16 @@ class Model : public std::enable_shared_from_this<Model> {
   bool hasCheck() const { return mgrt_model_has_check(m_) != 0; }
   // The self-check (mgc compile --embed-check) on this device, as a dict.
   py::dict verify(py::object tolerance) {
-    const int n = 64;
-    std::vector<mgrt_check_output> outs(n);
+    const double tol = tolerance.is_none() ? -1.0 : tolerance.cast<double>();
+    std::vector<mgrt_check_output> outs(64);
     mgrt_verify_report r{};
-    check(mgrt_model_verify(m_, tolerance.is_none() ? -1.0 : tolerance.cast<double>(), &r, outs.data(), n), "verify");
+    check(mgrt_model_verify(m_, tol, &r, outs.data(), int(outs.size())), "verify");
+    if (size_t(r.outputs) > outs.size()) {  // rare: run it again with room for every output
+      outs.resize(size_t(r.outputs));
+      check(mgrt_model_verify(m_, tol, &r, outs.data(), int(outs.size())), "verify");
+    }
     py::list outputs;
-    for (int i = 0; i < std::min(r.outputs, n); ++i) {
+    for (int i = 0; i < r.outputs; ++i) {
       py::dict o;
       o["name"] = outs[size_t(i)].name;
       o["max_abs_error"] = outs[size_t(i)].max_abs_error;

@@ -1,12 +1,6 @@
 // Untrusted JSON files of a checkpoint folder (json_text.h).
 #include "compiler/hf/json_text.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
 #include "formats/file_read.h"
 #include "ir/types.h"
 

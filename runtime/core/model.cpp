@@ -1,8 +1,5 @@
 // mgrt_model_*: verify the bundle, plan it, then upload weights + params and
 // build one pipeline per kernel.
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <new>
 
 #include "formats/file_read.h"

@@ -189,8 +189,8 @@ TEST_CASE("every op case on the GPU matches the CPU reference") {
     ++ran;
   }
   CHECK(ran > 100);
-  // lavapipe and the GPUs this runs on have subgroups: the qmatvec cases
-  // must have taken their subgroup variant there.
+  // lavapipe and the GPUs this runs on have subgroups: the matvec and
+  // qmatvec cases must have taken their subgroup variant there.
   if (mgrt_context_features(gpu()) & MGRT_FEATURE_SUBGROUP) CHECK(variants > 0);
   CHECK(mgrt_context_validation_messages(gpu()) == 0);
   CHECK(mgrt_context_validation_messages(portableGpu()) == 0);
