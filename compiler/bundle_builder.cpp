@@ -129,7 +129,7 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     } catch (const Error& e) {
       throw Error(source_ + ": " + e.what());
     }
-    mpi.elementwise.back() = plans[k].size() == 1 && plans[k][0].kernel == "eltwise";
+    mpi.elementwise.back() = readsWhereItWrites(plans[k]);
   }
   // Memory plan first: it decides which updates are written in place.
   const auto tPlan = Clock::now();

@@ -133,6 +133,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::Softmax: return evalSoftmax(n, x, T, false);
     case Op::Attention: return evalAttention(n, in, T);
     case Op::Rotary: return evalRotary(in, T);
+    case Op::AdamStep: fail(n, "has three results (evalNode evaluates it)");
     case Op::LogSoftmax: return evalSoftmax(n, x, T, true);
     case Op::ReduceSum: return evalReduce(n, x, T, ReduceKind::Sum);
     case Op::ReduceMean: return evalReduce(n, x, T, ReduceKind::Mean);
@@ -185,6 +186,7 @@ void checkInputs(const Graph& g, const Node& n, const Inputs& inputs) {
 std::vector<HostTensor> evalNode(const Graph& g, const Node& n, const std::vector<const HostTensor*>& inputs) {
   checkInputs(g, n, inputs);
   std::vector<TensorType> types = inferTypes(g, n);
+  if (n.op == Op::AdamStep) return evalAdamStep(n, inputs);
   if (types.size() != 1) fail(n, "the evaluator handles single-output ops only");
   std::vector<HostTensor> out;
   if (n.op == Op::FusedEltwise) out.push_back(evalFusedEltwise(g, n, inputs));  // step by step: fused_eltwise.h

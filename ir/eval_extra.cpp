@@ -91,4 +91,27 @@ HostTensor evalStateWrite(const Node& n, const HostTensor& state, const HostTens
   return out;
 }
 
+// Each step rounded to f32, as the separate ops of the unfused update.
+std::vector<HostTensor> evalAdamStep(const Node& n, const Inputs& in) {
+  const HostTensor &p = *in[0], &g = *in[1], &m = *in[2], &v = *in[3], &coef = *in[4];
+  const float b1 = float(n.f("beta1", 0.9)), b2 = float(n.f("beta2", 0.999)), eps = float(n.f("eps", 1e-8));
+  const float c1 = float(1.0 - n.f("beta1", 0.9)), c2 = float(1.0 - n.f("beta2", 0.999));
+  const float wd = float(n.f("weight_decay", 0.0));
+  const float keep = float(coef.getF(0)), stepSize = float(coef.getF(1)), bc2 = float(coef.getF(2)),
+              scale = float(coef.getF(3));
+  std::vector<HostTensor> out(3, HostTensor(p.type));
+  for (int64_t i = 0; i < p.numel(); ++i) {
+    const float param = float(p.getF(i));
+    float grad = float(g.getF(i)) * scale;
+    if (wd != 0) grad = grad + float(param * wd);
+    const float mNext = float(float(m.getF(i)) * b1) + float(grad * c1);
+    const float vNext = float(float(v.getF(i)) * b2) + float(float(grad * grad) * c2);
+    const float denom = float(std::sqrt(vNext) / bc2) + eps;
+    out[0].setF(i, float(param * keep) - float(float(mNext / denom) * stepSize));
+    out[1].setF(i, mNext);
+    out[2].setF(i, vNext);
+  }
+  return out;
+}
+
 }  // namespace mgc::eval

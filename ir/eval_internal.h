@@ -172,6 +172,8 @@ HostTensor evalPrologue(const Node& n, const Inputs& in);
 HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm);
 HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalRotary(const Inputs& in, const TensorType& outT);
+// AdamStep's three results: param', exp_avg', exp_avg_sq' (ir/ops.def).
+std::vector<HostTensor> evalAdamStep(const Node& n, const Inputs& in);
 
 // eval_reduce.cpp
 enum class ReduceKind { Sum, Mean, Max, Min, Prod };

@@ -184,6 +184,13 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
           fail(n, "cos / sin " + in(k).str() + " is not " + TensorType{x.dtype, rows}.str());
       return {x};
     }
+    case Op::AdamStep: {
+      if (x.dtype != DType::F32) fail(n, "expects an f32 parameter, got " + x.str());
+      for (int k = 1; k < 4; ++k)
+        if (in(k) != x) fail(n, "input " + std::to_string(k) + " " + in(k).str() + " is not like the parameter " + x.str());
+      if (in(4) != TensorType{DType::F32, {4}}) fail(n, "coef must be f32[4], got " + in(4).str());
+      return {x, x, x};
+    }
     case Op::Attention: {
       const TensorType &k = in(1), &v = in(2);
       if (rank < 2 || k.rank() != x.rank() || v.rank() != x.rank())

@@ -58,6 +58,7 @@ std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
     case Op::ScatterElements: return lowerScatterElements(g, n);
     case Op::DropoutMask: return lowerDropoutMask(g, n);
     case Op::StateWrite: return lowerStateWrite(g, n);
+    case Op::AdamStep: return lowerAdamStep(g, n);
     case Op::FusedEltwise:
       if (outType(g, n).numel() == 0) return {};
       return lowerFusedEltwise(g, n);
@@ -67,8 +68,14 @@ std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
 
 }  // namespace
 
+bool readsWhereItWrites(const std::vector<DispatchPlan>& plans) {
+  return plans.size() == 1 && (plans[0].kernel == "eltwise" || plans[0].kernel == "adam");
+}
+
 std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
-  if (n.outputs.size() != 1) fail(n, "expects exactly one output");
+  if (int(n.outputs.size()) != opInfo(n.op).numOutputs)
+    fail(n, "has " + std::to_string(n.outputs.size()) + " outputs, the op table says " +
+                std::to_string(opInfo(n.op).numOutputs));
   std::vector<DispatchPlan> plans = lowerOp(g, n);
   for (DispatchPlan& d : plans) estimateCost(g, n, d);
   return plans;

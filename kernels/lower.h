@@ -36,6 +36,12 @@ bool isAliasOp(const Node& n);
 // handles it (e.g. an unsupported dtype).
 std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n);
 
+// True when `plans` is one dispatch that reads each same-shaped input at
+// the index it writes (eltwise, adam): the memory plan may then put a state
+// update's new value over the old value the dispatch reads
+// (MemoryPlanInput::elementwise).
+bool readsWhereItWrites(const std::vector<DispatchPlan>& plans);
+
 // Device element type (formats/dtype.h): floats → F32, integers and bools →
 // I32; a tensor takes deviceElementSize(t) bytes per element on the GPU.
 using mgb::dtype::deviceDType;

@@ -113,5 +113,6 @@ std::vector<DispatchPlan> lowerGatherElements(const Graph& g, const Node& n);   
 std::vector<DispatchPlan> lowerScatterElements(const Graph& g, const Node& n);  // lower_extra.cpp
 std::vector<DispatchPlan> lowerDropoutMask(const Graph& g, const Node& n);      // lower_dropout.cpp
 std::vector<DispatchPlan> lowerStateWrite(const Graph& g, const Node& n);       // lower_state.cpp
+std::vector<DispatchPlan> lowerAdamStep(const Graph& g, const Node& n);         // lower_optimizer.cpp
 
 }  // namespace mgc::kern

@@ -96,11 +96,13 @@ std::vector<ValueId> planStateHomes(const Graph& g, const MemoryPlanInput& in, i
     const NodeId p = g.value(next).producer;
     if (state == next || p < 0) continue;
     const Node& n = g.nodes[size_t(p)];
-    bool ok = !in.isAlias[size_t(p)] && n.outputs.size() == 1 && !isOutput[size_t(next)] &&
+    // Several results (adam_step): only from one elementwise dispatch.
+    const bool elementwise = size_t(p) < in.elementwise.size() && in.elementwise[size_t(p)];
+    bool ok = !in.isAlias[size_t(p)] && (n.outputs.size() == 1 || elementwise) && !isOutput[size_t(next)] &&
               updatesOf[size_t(next)] == 1 && home[size_t(next)] == kNoValue;
     if (ok && lastOld[size_t(state)] == p && n.op != Op::StateWrite) {
       // P reads the old value: only index i for output i, whole-shaped.
-      ok = size_t(p) < in.elementwise.size() && in.elementwise[size_t(p)];
+      ok = elementwise;
       for (ValueId v : n.inputs)
         if (ok && v >= 0 && home[size_t(v)] == state) ok = g.type(v).shape == g.type(next).shape;
     } else if (ok && n.op == Op::StateWrite) {

@@ -51,7 +51,8 @@ struct MemoryPlanInput {
   std::vector<bool> mayRunInPlace;
   // For every node (may be empty: none): is it one elementwise dispatch
   // that reads each same-shaped input at the index it writes? Such a node
-  // may write a state update's new value over the old value it reads.
+  // may write a state update's new value over the old value it reads (also
+// several values, one per result: adam_step).
   std::vector<bool> elementwise;
 };
 

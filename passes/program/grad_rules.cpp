@@ -84,6 +84,7 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     // Packed low-bit weights are for inference; training keeps f32 weights.
     case Op::QMatMul: noGradient(n, "qmatmul has no gradient (packed low-bit weights are for inference: train in f32)");
     case Op::Rotary: noGradient(n, "rotary (the fused kernel) has no gradient rule: it is built for generation entry points, which do not train");
+    case Op::AdamStep: noGradient(n, "adam_step (the optimizer's update) has no gradient");
     case Op::Attention: noGradient(n, "attention (the fused kernel) has no gradient rule: it is built for generation entry points, which do not train");
   }
   noGradient(n, "unknown op");

@@ -129,53 +129,53 @@ void appendOptimizerStep(Graph& g, const std::vector<std::pair<ValueId, ValueId>
   ValueId lr = learningRate(b, t, o);
   ValueId clip = o.clipNorm > 0 ? clipCoefficient(b, g, paramGrads, o.clipNorm) : kNoValue;
 
-  // Adam's bias corrections, shared by every parameter.
-  ValueId stepSize = kNoValue, bc2Sqrt = kNoValue;
+  // Adam's run-time scalars, shared by every parameter's adam_step:
+  // [keep, step_size, bc2_sqrt, grad_scale] (ir/ops.def).
+  ValueId coef = kNoValue;
   if (o.kind != OptimizerKind::Sgd) {
     ValueId bc1 = b.sub(b.scalar(1.0), b.op(Op::Pow, {b.scalar(o.beta1), t}, "opt.beta1_t"), "opt.bc1");
     ValueId bc2 = b.sub(b.scalar(1.0), b.op(Op::Pow, {b.scalar(o.beta2), t}, "opt.beta2_t"), "opt.bc2");
-    stepSize = b.div(lr, bc1, "opt.step_size");
-    bc2Sqrt = b.op(Op::Sqrt, {bc2}, "opt.bc2_sqrt");
+    ValueId stepSize = b.div(lr, bc1, "opt.step_size");
+    ValueId bc2Sqrt = b.op(Op::Sqrt, {bc2}, "opt.bc2_sqrt");
+    ValueId keep = o.kind == OptimizerKind::AdamW && o.weightDecay != 0
+                       ? b.sub(b.scalar(1.0), b.mulK(lr, o.weightDecay, "opt.lr_wd"), "opt.keep")
+                       : b.scalar(1.0);
+    std::vector<ValueId> parts;
+    for (ValueId s : {keep, stepSize, bc2Sqrt, clip != kNoValue ? clip : b.scalar(1.0)})
+      parts.push_back(b.op(Op::Reshape, {s}, "opt.coef", {{"shape", std::vector<int64_t>{1}}}));
+    coef = b.op(Op::Concat, parts, "opt.coef", {{"axis", int64_t(0)}});
   }
 
   for (const auto& [p, grad0] : paramGrads) {
     const std::string name = g.value(p).name;
     const std::string base = "opt." + name;
     const TensorType type = g.type(p);
-    ValueId grad = grad0;
-    if (clip != kNoValue) grad = b.mul(grad, clip, base + ".clipped");
-    ValueId param = p;
-    if (o.weightDecay != 0 && o.kind != OptimizerKind::AdamW)
-      grad = b.add(grad, b.mulK(param, o.weightDecay, base + ".decay"), base + ".grad_wd");
-    if (o.weightDecay != 0 && o.kind == OptimizerKind::AdamW) {
-      ValueId keep = b.sub(b.scalar(1.0), b.mulK(lr, o.weightDecay, base + ".lr_wd"), base + ".keep");
-      param = b.mul(param, keep, base + ".decayed");
-    }
-    ValueId next = kNoValue;
-    if (o.kind == OptimizerKind::Sgd) {
-      ValueId update = grad;
-      if (o.momentum != 0) {
-        ValueId buf = b.state(base + ".momentum", type, 0.0);
-        ValueId bufNext = b.add(b.mulK(buf, o.momentum, base + ".buf_scaled"), grad, base + ".buf");
-        g.stateUpdates.push_back({buf, bufNext});
-        update = o.nesterov ? b.add(grad, b.mulK(bufNext, o.momentum, base + ".nesterov_m"), base + ".nesterov")
-                            : bufNext;
-      }
-      next = b.sub(param, b.mul(update, lr, base + ".delta"), base + ".next");
-    } else {
+    if (o.kind != OptimizerKind::Sgd) {
+      // One adam_step: the update of the parameter and both moments.
       ValueId m = b.state(base + ".exp_avg", type, 0.0);
       ValueId v = b.state(base + ".exp_avg_sq", type, 0.0);
-      ValueId mNext = b.add(b.mulK(m, o.beta1, base + ".m_scaled"), b.mulK(grad, 1.0 - o.beta1, base + ".g_scaled"),
-                            base + ".m");
-      ValueId g2 = b.mul(b.mul(grad, grad, base + ".g2"), b.scalar(1.0 - o.beta2), base + ".g2_scaled");
-      ValueId vNext = b.add(b.mulK(v, o.beta2, base + ".v_scaled"), g2, base + ".v");
-      g.stateUpdates.push_back({m, mNext});
-      g.stateUpdates.push_back({v, vNext});
-      ValueId denom = b.add(b.div(b.op(Op::Sqrt, {vNext}, base + ".v_sqrt"), bc2Sqrt, base + ".v_hat"),
-                            b.scalar(o.eps), base + ".denom");
-      ValueId delta = b.mul(b.div(mNext, denom, base + ".ratio"), stepSize, base + ".delta");
-      next = b.sub(param, delta, base + ".next");
+      const double l2 = o.kind == OptimizerKind::Adam ? o.weightDecay : 0.0;
+      NodeId n = g.addNode(Op::AdamStep, base + ".adam", {p, grad0, m, v, coef},
+                           {{"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps}, {"weight_decay", l2}});
+      const std::vector<ValueId> outs = g.nodes[size_t(n)].outputs;
+      g.stateUpdates.push_back({m, outs[1]});
+      g.stateUpdates.push_back({v, outs[2]});
+      g.stateUpdates.push_back({p, outs[0]});
+      continue;
     }
+    // SGD (weight decay as L2), with optional (Nesterov) momentum.
+    ValueId grad = grad0;
+    if (clip != kNoValue) grad = b.mul(grad, clip, base + ".clipped");
+    if (o.weightDecay != 0) grad = b.add(grad, b.mulK(p, o.weightDecay, base + ".decay"), base + ".grad_wd");
+    ValueId update = grad;
+    if (o.momentum != 0) {
+      ValueId buf = b.state(base + ".momentum", type, 0.0);
+      ValueId bufNext = b.add(b.mulK(buf, o.momentum, base + ".buf_scaled"), grad, base + ".buf");
+      g.stateUpdates.push_back({buf, bufNext});
+      update = o.nesterov ? b.add(grad, b.mulK(bufNext, o.momentum, base + ".nesterov_m"), base + ".nesterov")
+                          : bufNext;
+    }
+    ValueId next = b.sub(p, b.mul(update, lr, base + ".delta"), base + ".next");
     g.stateUpdates.push_back({p, next});
   }
 }

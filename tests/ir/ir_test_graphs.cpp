@@ -160,6 +160,17 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
       b.g.stateUpdates.push_back({cache, b.g.nodes[size_t(n)].outputs[0]});
       return;
     }
+    case Op::AdamStep: {  // a parameter and its two moments, updated in place
+      std::vector<ValueId> st;
+      for (const char* name : {"adam_param", "adam_m", "adam_v"})
+        st.push_back(b.g.addState(name, patternTensor({DType::F32, {3, 4}}, uint32_t(st.size() + 40))));
+      HostTensor coef({DType::F32, {4}});
+      for (int64_t i = 0; i < 4; ++i) coef.setF(i, 0.25 * double(i + 1));
+      NodeId n = b.g.addNode(op, "adam_step", {st[0], x, st[1], st[2], b.g.addConstant("adam_coef", coef)},
+                             {{"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8}, {"weight_decay", 0.01}});
+      for (int k = 0; k < 3; ++k) b.g.stateUpdates.push_back({st[size_t(k)], b.g.nodes[size_t(n)].outputs[size_t(k)]});
+      return;
+    }
     case Op::QMatMul: {  // int4 weights [5, 32] in groups of 16, applied to 3 rows
       QuantizedWeight q = quantizeWeight(patternTensor({DType::F32, {5, 32}}, 91), WeightFormat::Int4, 16);
       b.out(op, {b.constant(DType::F32, {3, 32}), b.g.addConstant("qwords", q.words), b.g.addConstant("qscales", q.scales)},

@@ -396,6 +396,12 @@ void shapeCases(Builder& b) {
   b.add("state_write rotary prefill rows", Op::StateWrite,
         {N(F({2, 2, 8, 6})), N(F({2, 2, 3, 6})), at(DType::I32, {}, 4), N(F({3, 6})), N(F({3, 6}))},
         {{"axis", int64_t(2)}});
+  // The optimizer's update: parameter, gradient, both moments (the second
+  // >= 0), coef [keep, step_size, bc2_sqrt, grad_scale] > 0.
+  b.add("adam_step AdamW odd count", Op::AdamStep, {N(F({1003})), N(F({1003})), N(F({1003})), P(F({1003})), P(F({4}))},
+        {{"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8}, {"weight_decay", 0.0}});
+  b.add("adam_step Adam L2 decay", Op::AdamStep, {N(F({7, 13})), N(F({7, 13})), N(F({7, 13})), P(F({7, 13})), P(F({4}))},
+        {{"beta1", 0.8}, {"beta2", 0.99}, {"eps", 1e-6}, {"weight_decay", 0.01}});
 }
 
 uint32_t mix(uint32_t x) {

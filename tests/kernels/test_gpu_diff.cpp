@@ -107,9 +107,9 @@ mgrt_context* portableGpu() {
   return ctx;
 }
 
-// Runs the case's one dispatch on `ctx`; *variant = the kernel variant the
-// device picked.
-HostTensor runOnGpu(mgrt_context* ctx, const test::OpCase& c, const std::vector<HostTensor>& inputs,
+// Runs the case's one dispatch on `ctx`: every output of its node;
+// *variant = the kernel variant the device picked.
+std::vector<HostTensor> runOnGpu(mgrt_context* ctx, const test::OpCase& c, const std::vector<HostTensor>& inputs,
                     std::string* variant) {
   const Graph& g = c.graph;
   std::vector<uint8_t> bytes = bundleFor(g, lowerNode(g, g.nodes[0]));
@@ -125,15 +125,19 @@ HostTensor runOnGpu(mgrt_context* ctx, const test::OpCase& c, const std::vector<
     check(mgrt_session_set_input(s, g.value(g.inputs[k]).name.c_str(), inputs[k].data.data(), inputs[k].data.size()),
           "set_input");
   check(mgrt_session_run(s), "run");
-  HostTensor out(g.type(g.outputs[0]));
-  check(mgrt_session_get_output(s, g.value(g.outputs[0]).name.c_str(), out.data.data(), out.data.size()), "get_output");
+  std::vector<HostTensor> out;
+  for (ValueId v : g.outputs) {
+    out.emplace_back(g.type(v));
+    check(mgrt_session_get_output(s, g.value(v).name.c_str(), out.back().data.data(), out.back().data.size()),
+          "get_output");
+  }
   mgrt_session_destroy(s);
   mgrt_model_destroy(model);
   return out;
 }
 
 // Mismatching elements, described; empty if every element agrees.
-std::string compare(const HostTensor& ref, const HostTensor& got) {
+std::string compareOne(const HostTensor& ref, const HostTensor& got) {
   std::ostringstream why;
   int bad = 0;
   double tol = ref.type.dtype == DType::F16 ? 1e-3 : 1e-4;
@@ -156,6 +160,18 @@ std::string compare(const HostTensor& ref, const HostTensor& got) {
   return why.str();
 }
 
+// Every output (adam_step has three), labelled by index.
+std::string compare(const std::vector<HostTensor>& ref, const std::vector<HostTensor>& got) {
+  if (ref.size() != got.size()) return "  " + std::to_string(got.size()) + " outputs, expected " +
+                                       std::to_string(ref.size()) + "\n";
+  std::string why;
+  for (size_t k = 0; k < ref.size(); ++k) {
+    std::string d = compareOne(ref[k], got[k]);
+    if (!d.empty()) why += "  output " + std::to_string(k) + ":\n" + d;
+  }
+  return why;
+}
+
 }  // namespace
 
 TEST_CASE("every op case on the GPU matches the CPU reference") {
@@ -172,16 +188,16 @@ TEST_CASE("every op case on the GPU matches the CPU reference") {
       ptrs.push_back(v == kNoValue ? nullptr
                                    : &inputs[size_t(std::find(c.graph.inputs.begin(), c.graph.inputs.end(), v) -
                                                     c.graph.inputs.begin())]);
-    HostTensor ref = evalNode(c.graph, n, ptrs).at(0);
+    std::vector<HostTensor> ref = evalNode(c.graph, n, ptrs);
     std::string variant;
-    HostTensor got = runOnGpu(gpu(), c, inputs, &variant);
+    std::vector<HostTensor> got = runOnGpu(gpu(), c, inputs, &variant);
     INFO("variant '" << variant << "'");
     std::string diff = compare(ref, got);
     CHECK(diff == "");
     if (variant != "portable") {
       ++variants;
       std::string portable;
-      HostTensor gotPortable = runOnGpu(portableGpu(), c, inputs, &portable);
+      std::vector<HostTensor> gotPortable = runOnGpu(portableGpu(), c, inputs, &portable);
       INFO("and variant '" << portable << "' with every optional feature off");
       CHECK(portable == "portable");
       CHECK(compare(ref, gotPortable) == "");

@@ -1,6 +1,7 @@
 // State in the IR and the pieces around it: text form round trip, verify,
 // memory planning, optimizer and training-program construction, export of an
 // inference bundle, and safetensors on hostile input.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 
@@ -185,7 +186,7 @@ MemoryPlanInput planInput(const Graph& g, bool elementwise, int* nodeDispatches)
                                deviceDType(g.type(n.outputs[0]).dtype) == deviceDType(g.type(n.inputs[0]).dtype));
     std::vector<DispatchPlan> plans = alias ? std::vector<DispatchPlan>{} : lowerNode(g, n);
     *nodeDispatches += int(plans.size());
-    in.elementwise.push_back(elementwise && plans.size() == 1 && plans[0].kernel == "eltwise");
+    in.elementwise.push_back(elementwise && readsWhereItWrites(plans));
   }
   return in;
 }
@@ -201,6 +202,9 @@ TEST_CASE("AdamW writes parameters, moments and the step counter in place", "[tr
   runGraphPipeline(g, "mlp", {}, nullptr);
   const size_t updates = g.stateUpdates.size();
   REQUIRE(updates == 3 * prog.parameters.size() + 1);  // p, exp_avg, exp_avg_sq each; opt.step
+  // One adam_step per parameter writes all three (ir/ops.def).
+  CHECK(std::count_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op == Op::AdamStep; }) ==
+        std::ptrdiff_t(prog.parameters.size()));
 
   int nodeDispatches = 0;
   MemoryPlan before = planMemory(g, planInput(g, false, &nodeDispatches));
