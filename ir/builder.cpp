@@ -94,6 +94,7 @@ GraphBuilder::Normalized GraphBuilder::normalize(const std::string& nodeName, Va
   ValueId eps = scalar(nodeName, g.type(x).dtype, epsilon);
   ValueId inv = emit(Op::Reciprocal, {emit(Op::Sqrt, {emit(Op::Add, {r.variance, eps}, {}, nodeName)}, {}, nodeName)},
                      {}, nodeName);
+  r.invStd = inv;
   r.normalized = emit(Op::Mul, {d, inv}, {}, nodeName);
   return r;
 }

@@ -75,12 +75,12 @@ class GraphBuilder {
 
   // Normalization over `axes` (kept as size-1 axes):
   //   mean = E[x], var = E[(x - mean)²] (population),
-  //   normalized = (x - mean) · 1/sqrt(var + epsilon)
+  //   invStd = 1/sqrt(var + epsilon), normalized = (x - mean) · invStd
   // in x's dtype. The building block of BatchNorm in training mode and
   // InstanceNorm; scale and bias are left to the caller (their layout
-  // differs per op).
+  // differs per op). Unused results are removed by dce.
   struct Normalized {
-    ValueId mean, variance, normalized;
+    ValueId mean, variance, invStd, normalized;
   };
   Normalized normalize(const std::string& nodeName, ValueId x, const std::vector<int64_t>& axes, double epsilon);
 

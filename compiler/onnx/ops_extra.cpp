@@ -452,8 +452,12 @@ void batchNormTraining(NodeContext& c) {
   const ValueId mean = n.mean, var = n.variance;  // population variance
   Shape perChannel(s.size() - 1, 1);
   perChannel[0] = s[1];
-  ValueId y = c.emit(Op::Mul, {n.normalized, reshapeTo(c, scale, perChannel)});
-  c.emitOutput(0, Op::Add, {y, reshapeTo(c, bias, perChannel)});
+  // y = x * gain + shift with per-channel gain = scale / std and shift =
+  // bias - mean * gain: one pass over x, and a gradient with few full-size
+  // tensors (as passes/program/training.cpp's rewrite of BatchNorm).
+  ValueId gain = c.emit(Op::Mul, {reshapeTo(c, scale, perChannel), n.invStd});
+  ValueId shift = c.emit(Op::Sub, {reshapeTo(c, bias, perChannel), c.emit(Op::Mul, {mean, gain})});
+  c.emitOutput(0, Op::Add, {c.emit(Op::Mul, {x, gain}), shift});
   double momentum = c.attrFloat("momentum", 0.9);
   auto running = [&](int k, ValueId old, ValueId current) {
     if (!c.outputUsed(k)) return;

@@ -6,6 +6,7 @@
 // Graph outputs keep their names: a rule that would make a graph output an
 // alias of another value instead retargets the producing node onto the
 // output value (see forwardValue), or does nothing.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -252,11 +253,43 @@ bool scaleSmallerOperand(Rewriter& r, size_t i) {
   return false;
 }
 
+// add(expand(%a), %b) → add(%a, %b) where the broadcast alone gives the
+// same result (every use of the expand is such a Unary / Binary op):
+//   %e = expand(%d) {shape = [4,64,56,56]} : f32[4,64,56,56]   (a ReduceMean's gradient)
+//   %s = add(%e, %g) : f32[4,64,56,56]           →   %s = add(%d, %g) : f32[4,64,56,56]
+// No tensor of the full shape is written, and the add can fuse further.
+bool absorbExpandIntoBroadcast(Rewriter& r, size_t i) {
+  const Node& n = r.g.nodes[i];
+  if (n.op != Op::Expand || r.isGraphOutput(n.outputs[0])) return false;
+  const ValueId e = n.outputs[0], src = n.inputs[0];
+  std::vector<size_t> users;
+  for (size_t k = 0; k < r.g.nodes.size(); ++k) {
+    const Node& u = r.g.nodes[k];
+    if (std::find(u.inputs.begin(), u.inputs.end(), e) == u.inputs.end()) continue;
+    const OpClass cls = opInfo(u.op).cls;
+    if (cls != OpClass::Binary || u.inputs[0] == u.inputs[1]) return false;
+    Node trial = u;
+    for (ValueId& v : trial.inputs)
+      if (v == e) v = src;
+    try {
+      if (inferTypes(r.g, trial) != std::vector<TensorType>{r.g.type(u.outputs[0])}) return false;
+    } catch (const Error&) {
+      return false;
+    }
+    users.push_back(k);
+  }
+  if (users.empty()) return false;
+  for (size_t k : users)
+    for (ValueId& v : r.g.nodes[k].inputs)
+      if (v == e) v = src;
+  return true;
+}
+
 using Rule = bool (*)(Rewriter&, size_t);
 const Rule kRules[] = {
     removeIdentity,     removeNeutralOperand, simplifyReshape,         simplifyTranspose,
     decomposeBatchNorm, foldMulIntoConv,      foldAddIntoConv,         foldTransposeIntoMatMul,
-    transposeMatMulResult, scaleSmallerOperand,
+    transposeMatMulResult, scaleSmallerOperand,  absorbExpandIntoBroadcast,
 };
 
 // Enough for any realistic chain; guarantees termination if two rules ever

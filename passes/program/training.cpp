@@ -73,11 +73,14 @@ void rewriteBatchNormForTraining(Graph& g, double momentum) {
     ValueId batchVar = emit(g, Op::ReduceMean, {sq}, base + ".batch_var", reduce);
     ValueId varEps = emit(g, Op::Add, {batchVar, scalar(g, n.f("epsilon", 1e-5), dt, base + ".eps")}, base + ".var_eps");
     ValueId invStd = emit(g, Op::Reciprocal, {emit(g, Op::Sqrt, {varEps}, base + ".std")}, base + ".inv_std");
-    ValueId normalized = emit(g, Op::Mul, {centered, invStd}, base + ".normalized");
+    // y = x * a + shift with per-channel a = scale / std, shift = bias -
+    // mean * a: one pass over x, and a gradient with few full-size tensors.
     ValueId s = emit(g, Op::Reshape, {scale}, base + ".scale", {{"shape", perChannel}});
     ValueId b = emit(g, Op::Reshape, {bias}, base + ".bias", {{"shape", perChannel}});
-    ValueId scaled = emit(g, Op::Mul, {normalized, s}, base + ".scaled");
-    g.addNodeWithOutputs(Op::Add, base, {scaled, b}, n.outputs, {});
+    ValueId a = emit(g, Op::Mul, {s, invStd}, base + ".gain");
+    ValueId shift = emit(g, Op::Sub, {b, emit(g, Op::Mul, {mu, a}, base + ".mean_gain")}, base + ".shift");
+    ValueId scaled = emit(g, Op::Mul, {x, a}, base + ".scaled");
+    g.addNodeWithOutputs(Op::Add, base, {scaled, shift}, n.outputs, {});
 
     const Shape flat{channels};
     if (g.value(mean).isState && g.type(mean) == TensorType{dt, flat}) {
