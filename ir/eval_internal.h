@@ -172,6 +172,9 @@ HostTensor evalPrologue(const Node& n, const Inputs& in);
 HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm);
 HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalRotary(const Inputs& in, const TensorType& outT);
+// AttentionCache's three results (out, k_cache', v_cache'), by its
+// definition in ops.def: rotary, two state writes, attention.
+std::vector<HostTensor> evalAttentionCache(const Node& n, const Inputs& in, const std::vector<TensorType>& outT);
 
 // eval_reduce.cpp
 enum class ReduceKind { Sum, Mean, Max, Min, Prod };
@@ -201,7 +204,8 @@ HostTensor evalGatherElements(const Node& n, const HostTensor& data, const HostT
 HostTensor evalScatterElements(const Node& n, const HostTensor& data, const HostTensor& idx, const HostTensor& updates,
                                const TensorType& outT);
 HostTensor evalDropoutMask(const Node& n, const HostTensor& step, const TensorType& outT);
-HostTensor evalStateWrite(const Node& n, const HostTensor& state, const HostTensor& value, const HostTensor& offset,
+// StateWrite along `axis` (negative: from the end).
+HostTensor evalStateWrite(int64_t axis, const HostTensor& state, const HostTensor& value, const HostTensor& offset,
                           const TensorType& outT);
 
 }  // namespace mgc::eval

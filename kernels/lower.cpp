@@ -36,6 +36,7 @@ std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
     case Op::Softmax: return lowerSoftmax(g, n);
     case Op::Attention: return lowerAttention(g, n);
     case Op::Rotary: return lowerRotary(g, n);
+    case Op::AttentionCache: return lowerAttentionCache(g, n);
     case Op::LogSoftmax: return lowerSoftmax(g, n);
     case Op::ReduceSum: return lowerReduce(g, n, kSum);
     case Op::ReduceMean: return lowerReduce(g, n, kMean);
@@ -68,7 +69,7 @@ std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
 }  // namespace
 
 std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
-  if (n.outputs.size() != 1) fail(n, "expects exactly one output");
+  if (n.outputs.size() != size_t(opInfo(n.op).numOutputs)) fail(n, "expects " + std::to_string(opInfo(n.op).numOutputs) + " outputs");
   std::vector<DispatchPlan> plans = lowerOp(g, n);
   for (DispatchPlan& d : plans) estimateCost(g, n, d);
   return plans;

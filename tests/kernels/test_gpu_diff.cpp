@@ -26,7 +26,8 @@ constexpr uint64_t kAlign = 256;
 
 // A bundle with one entry point "infer" computing the graph's single node:
 // every value gets a 256-aligned slot in the activations arena (except
-// state_write's result, which shares the state's, input 0's, slot).
+// the results written in place, which share their state input's slot:
+// inPlaceStateInput, ir/graph.h).
 std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& plans) {
   mgb::BundleSpec spec;
   spec.producer = "test_kernels_gpu";
@@ -53,10 +54,13 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
   mgb::EntryPointEntry e;
   e.name = "infer";
   for (ValueId v : g.inputs) e.inputs.push_back(addTensor(v));
-  if (g.nodes[0].op == Op::StateWrite) {  // in place: the output is input 0's bytes under its own name
-    mgb::TensorEntry t = spec.tensors[tensorOf[g.nodes[0].inputs[0]]];
-    t.name = g.value(g.outputs[0]).name;
-    tensorOf[g.outputs[0]] = uint32_t(spec.tensors.size());
+  const Node& n = g.nodes[0];
+  for (size_t o = 0; o < n.outputs.size(); ++o) {
+    const int state = inPlaceStateInput(n, o);
+    if (state < 0) continue;  // in place: the output is its state input's bytes under its own name
+    mgb::TensorEntry t = spec.tensors[tensorOf[n.inputs[size_t(state)]]];
+    t.name = g.value(n.outputs[o]).name;
+    tensorOf[n.outputs[o]] = uint32_t(spec.tensors.size());
     spec.tensors.push_back(t);
   }
   for (ValueId v : g.outputs) e.outputs.push_back(addTensor(v));
@@ -108,8 +112,8 @@ mgrt_context* portableGpu() {
 }
 
 // Runs the case's one dispatch on `ctx`; *variant = the kernel variant the
-// device picked.
-HostTensor runOnGpu(mgrt_context* ctx, const test::OpCase& c, const std::vector<HostTensor>& inputs,
+// device picked. Every output of the node, in order.
+std::vector<HostTensor> runOnGpu(mgrt_context* ctx, const test::OpCase& c, const std::vector<HostTensor>& inputs,
                     std::string* variant) {
   const Graph& g = c.graph;
   std::vector<uint8_t> bytes = bundleFor(g, lowerNode(g, g.nodes[0]));
@@ -125,8 +129,12 @@ HostTensor runOnGpu(mgrt_context* ctx, const test::OpCase& c, const std::vector<
     check(mgrt_session_set_input(s, g.value(g.inputs[k]).name.c_str(), inputs[k].data.data(), inputs[k].data.size()),
           "set_input");
   check(mgrt_session_run(s), "run");
-  HostTensor out(g.type(g.outputs[0]));
-  check(mgrt_session_get_output(s, g.value(g.outputs[0]).name.c_str(), out.data.data(), out.data.size()), "get_output");
+  std::vector<HostTensor> out;
+  for (ValueId v : g.outputs) {
+    out.emplace_back(g.type(v));
+    check(mgrt_session_get_output(s, g.value(v).name.c_str(), out.back().data.data(), out.back().data.size()),
+          "get_output");
+  }
   mgrt_session_destroy(s);
   mgrt_model_destroy(model);
   return out;
@@ -172,19 +180,27 @@ TEST_CASE("every op case on the GPU matches the CPU reference") {
       ptrs.push_back(v == kNoValue ? nullptr
                                    : &inputs[size_t(std::find(c.graph.inputs.begin(), c.graph.inputs.end(), v) -
                                                     c.graph.inputs.begin())]);
-    HostTensor ref = evalNode(c.graph, n, ptrs).at(0);
+    const std::vector<HostTensor> ref = evalNode(c.graph, n, ptrs);
+    // Every output (attention_cache: the caches it writes in place too).
+    auto compareAll = [&](const std::vector<HostTensor>& got) {
+      std::string diff;
+      for (size_t o = 0; o < ref.size(); ++o) {
+        const std::string d = compare(ref[o], got.at(o));
+        if (!d.empty()) diff += "output " + std::to_string(o) + ":\n" + d;
+      }
+      return diff;
+    };
     std::string variant;
-    HostTensor got = runOnGpu(gpu(), c, inputs, &variant);
+    const std::vector<HostTensor> got = runOnGpu(gpu(), c, inputs, &variant);
     INFO("variant '" << variant << "'");
-    std::string diff = compare(ref, got);
-    CHECK(diff == "");
+    CHECK(compareAll(got) == "");
     if (variant != "portable") {
       ++variants;
       std::string portable;
-      HostTensor gotPortable = runOnGpu(portableGpu(), c, inputs, &portable);
+      const std::vector<HostTensor> gotPortable = runOnGpu(portableGpu(), c, inputs, &portable);
       INFO("and variant '" << portable << "' with every optional feature off");
       CHECK(portable == "portable");
-      CHECK(compare(ref, gotPortable) == "");
+      CHECK(compareAll(gotPortable) == "");
     }
     ++ran;
   }

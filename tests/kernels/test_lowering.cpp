@@ -88,7 +88,7 @@ TEST_CASE("every op has a test case and lowers within the kernel ABI") {
       continue;
     }
     REQUIRE(!plans.empty());
-    bool writesOutput = false;
+    std::set<ValueId> written;  // the last numWritten bindings of each dispatch
     for (const DispatchPlan& d : plans) {
       const KernelBinary* k = findKernel(d.kernel);
       REQUIRE(k != nullptr);
@@ -97,13 +97,18 @@ TEST_CASE("every op has a test case and lowers within the kernel ABI") {
       CHECK(!d.params.empty());
       REQUIRE(d.bindings.size() == k->numBindings);
       for (ValueId v : d.bindings) CHECK((contains(n.inputs, v) || contains(n.outputs, v)));
-      writesOutput |= d.bindings.back() == n.outputs[0];
+      REQUIRE(d.numWritten >= 1);
+      REQUIRE(d.numWritten <= d.bindings.size());
+      for (size_t b = d.bindings.size() - d.numWritten; b < d.bindings.size(); ++b) {
+        CHECK(contains(n.outputs, d.bindings[b]));  // a dispatch writes only its node's results
+        written.insert(d.bindings[b]);
+      }
       for (uint32_t gc : d.groups) {
         CHECK(gc >= 1);
         CHECK(gc <= 65535);
       }
     }
-    CHECK(writesOutput);
+    for (ValueId v : n.outputs) CHECK(written.count(v) == 1);  // every result is written
   }
   for (int i = 0; i < kNumOps; ++i) {
     INFO("op " << opName(Op(i)));
