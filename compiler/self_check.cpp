@@ -36,6 +36,8 @@ int64_t indexBound(const Graph& g, const Node& n, size_t k) {
       return k == 1 ? axisDim(g, n, n.inputs[0]) : kNoBound;
     case Op::StateWrite:  // offset: any value writes nothing out of range, but in range is the useful case
       return k == 2 ? axisDim(g, n, n.inputs[0]) - axisDim(g, n, n.inputs[1]) + 1 : kNoBound;
+    case Op::AttentionCache:  // offset: as StateWrite's, along the caches' rows
+      return k == 5 ? g.type(n.inputs[3]).shape[2] - g.type(n.inputs[0]).shape[2] + 1 : kNoBound;
     default:
       return kNoBound;
   }

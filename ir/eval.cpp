@@ -157,8 +157,9 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::ScatterElements: return evalScatterElements(n, x, y(), *in[2], T);
     case Op::DropoutMask: return evalDropoutMask(n, x, T);
     case Op::StateWrite:
-      if (in.size() > 3) return evalStateWrite(n, x, evalRotary({in[1], in[3], in[4]}, y().type), *in[2], T);
-      return evalStateWrite(n, x, y(), *in[2], T);
+      if (in.size() > 3) return evalStateWrite(n.i("axis", 0), x, evalRotary({in[1], in[3], in[4]}, y().type), *in[2], T);
+      return evalStateWrite(n.i("axis", 0), x, y(), *in[2], T);
+    case Op::AttentionCache: fail(n, "attention_cache has three results (evalNode runs it)");
     case Op::FusedEltwise: fail(n, "fused_eltwise needs its graph (evalNode runs it)");
   }
   fail(n, "unknown op");
@@ -187,6 +188,7 @@ std::vector<HostTensor> evalNode(const Graph& g, const Node& n, const std::vecto
   checkInputs(g, n, inputs);
   std::vector<TensorType> types = inferTypes(g, n);
   if (n.op == Op::AdamStep) return evalAdamStep(n, inputs);
+  if (n.op == Op::AttentionCache) return evalAttentionCache(n, inputs, types);
   if (types.size() != 1) fail(n, "the evaluator handles single-output ops only");
   std::vector<HostTensor> out;
   if (n.op == Op::FusedEltwise) out.push_back(evalFusedEltwise(g, n, inputs));  // step by step: fused_eltwise.h

@@ -73,10 +73,9 @@ HostTensor evalDropoutMask(const Node& n, const HostTensor& step, const TensorTy
 
 // state with value's rows copied in at offset along axis (byte copies);
 // an offset outside [0, D - J] writes nothing, as on the GPU.
-HostTensor evalStateWrite(const Node& n, const HostTensor& state, const HostTensor& value, const HostTensor& offset,
+HostTensor evalStateWrite(int64_t axis, const HostTensor& state, const HostTensor& value, const HostTensor& offset,
                           const TensorType& outT) {
   const Shape& s = state.type.shape;
-  int64_t axis = n.i("axis", 0);
   if (axis < 0) axis += state.type.rank();
   int64_t outer = 1, D = s[size_t(axis)], inner = 1, J = value.type.shape[size_t(axis)];
   for (int64_t d = 0; d < axis; ++d) outer *= s[size_t(d)];

@@ -174,6 +174,9 @@ HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT
 HostTensor evalRotary(const Inputs& in, const TensorType& outT);
 // AdamStep's three results: param', exp_avg', exp_avg_sq' (ir/ops.def).
 std::vector<HostTensor> evalAdamStep(const Node& n, const Inputs& in);
+// AttentionCache's three results (out, k_cache', v_cache'), by its
+// definition in ops.def: rotary, two state writes, attention.
+std::vector<HostTensor> evalAttentionCache(const Node& n, const Inputs& in, const std::vector<TensorType>& outT);
 
 // eval_reduce.cpp
 enum class ReduceKind { Sum, Mean, Max, Min, Prod };
@@ -203,7 +206,8 @@ HostTensor evalGatherElements(const Node& n, const HostTensor& data, const HostT
 HostTensor evalScatterElements(const Node& n, const HostTensor& data, const HostTensor& idx, const HostTensor& updates,
                                const TensorType& outT);
 HostTensor evalDropoutMask(const Node& n, const HostTensor& step, const TensorType& outT);
-HostTensor evalStateWrite(const Node& n, const HostTensor& state, const HostTensor& value, const HostTensor& offset,
+// StateWrite along `axis` (negative: from the end).
+HostTensor evalStateWrite(int64_t axis, const HostTensor& state, const HostTensor& value, const HostTensor& offset,
                           const TensorType& outT);
 
 }  // namespace mgc::eval

@@ -303,6 +303,30 @@ HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT
   return out;
 }
 
+std::vector<HostTensor> evalAttentionCache(const Node& n, const Inputs& in, const std::vector<TensorType>& outT) {
+  const HostTensor &q = *in[0], &k = *in[1], &v = *in[2], &offset = *in[5];
+  const Shape& qs = q.type.shape;
+  const int64_t B = qs[0], H = qs[1], T = qs[2], D = qs[3], KV = k.type.shape[1], S = outT[1].shape[2],
+                Dv = v.type.shape[3];
+  HostTensor kRot = evalRotary({&k, in[6], in[7]}, k.type);
+  HostTensor keys = evalStateWrite(2, *in[3], kRot, offset, outT[1]);
+  HostTensor values = evalStateWrite(2, *in[4], v, offset, outT[2]);
+  // The GQA views of ops.def: q [B, KV, G, T, D] against K/V [B, KV, 1, S, *].
+  HostTensor q5 = evalRotary({&q, in[6], in[7]}, q.type), k5 = keys, v5 = values;
+  q5.type.shape = {B, KV, H / KV, T, D};
+  k5.type.shape = {B, KV, 1, S, D};
+  v5.type.shape = {B, KV, 1, S, Dv};
+  Inputs args{&q5, &k5, &v5};
+  if (n.inputs.size() > 8 && n.inputs[8] != kNoValue) args.push_back(in[8]);
+  HostTensor out = evalAttention(n, args, TensorType{DType::F32, {B, KV, H / KV, T, Dv}});
+  out.type = outT[0];
+  std::vector<HostTensor> r;
+  r.push_back(std::move(out));
+  r.push_back(std::move(keys));
+  r.push_back(std::move(values));
+  return r;
+}
+
 HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm) {
   int rank = x.type.rank();
   int64_t axis = n.i("axis", -1);

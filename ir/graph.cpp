@@ -113,6 +113,12 @@ ValueId Graph::addState(const std::string& nm, HostTensor t) {
   return v;
 }
 
+int inPlaceStateInput(const Node& n, size_t output) {
+  if (n.op == Op::StateWrite && output == 0) return 0;
+  if (n.op == Op::AttentionCache && (output == 1 || output == 2)) return int(output) + 2;  // k_cache, v_cache
+  return -1;
+}
+
 NodeId Graph::addNode(Op op, const std::string& nm, std::vector<ValueId> ins, Attrs attrs, int numOutputs) {
   Node n{op, nm, std::move(ins), {}, std::move(attrs)};
   std::vector<TensorType> types = inferTypes(*this, n);

@@ -75,6 +75,12 @@ struct Node {
   std::vector<double> floats(const std::string& k) const;
 };
 
+// Ops that write a state in place (StateWrite, AttentionCache): the input
+// whose state output `output` of n is the new value of, or -1 when that
+// output is an ordinary value. The verifier and the memory planner apply
+// StateWrite's in-place rules (ir/ops.def) to every such pair.
+int inPlaceStateInput(const Node& n, size_t output);
+
 class Graph {
  public:
   std::string name = "main";

@@ -96,7 +96,7 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
     // Conv's bias (slot 2, possibly followed by epilogue operands) and
     // LayerNorm's bias (last) may be absent.
     bool optional = ((n.op == Op::Conv || n.op == Op::QMatMul) && k == 2) || (n.op == Op::LayerNorm && k == 2) ||
-                    (n.op == Op::Attention && k == 3);
+                    (n.op == Op::Attention && k == 3) || (n.op == Op::AttentionCache && k == 8);
     if (v == kNoValue && !optional) fail(n, "input " + std::to_string(k) + " is missing");
     if (v != kNoValue && (v < 0 || size_t(v) >= g.values.size())) fail(n, "input " + std::to_string(k) + " is not a value");
   }
@@ -209,6 +209,27 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       Shape s = x.shape;
       s.back() = v.shape.back();
       return {TensorType{x.dtype, s}};
+    }
+    case Op::AttentionCache: {  // (q, k, v, k_cache, v_cache, offset, cos, signed_sin, [mask])
+      const TensorType &k = in(1), &v = in(2), &kc = in(3), &vc = in(4), &off = in(5);
+      for (int i = 0; i < 5; ++i)
+        if (in(i).rank() != 4 || in(i).dtype != DType::F32)
+          fail(n, "q, k, v, k_cache and v_cache must be f32 [B, heads, rows, dim], got " + in(i).str());
+      const int64_t B = x.shape[0], H = x.shape[1], T = x.shape[2], D = x.shape[3], KV = k.shape[1],
+                    S = kc.shape[2], Dv = v.shape[3];
+      if (k.shape != Shape{B, KV, T, D} || v.shape != Shape{B, KV, T, Dv})
+        fail(n, "k " + k.str() + " / v " + v.str() + " do not match q " + x.str() + " (k [B, KV, T, D], v [B, KV, T, Dv])");
+      if (KV < 1 || H % KV != 0) fail(n, "q's " + std::to_string(H) + " heads are not a multiple of k's " + std::to_string(KV));
+      if (kc.shape != Shape{B, KV, S, D} || vc.shape != Shape{B, KV, S, Dv} || S < T || D % 2 != 0)
+        fail(n, "caches " + kc.str() + " / " + vc.str() + " are not [B, KV, S, D] / [B, KV, S, Dv] with S >= T and D even");
+      if ((off.dtype != DType::I32 && off.dtype != DType::I64) || off.numel() != 1)
+        fail(n, "offset must be a one-element i32 or i64 tensor, got " + off.str());
+      for (int i = 6; i < 8; ++i)
+        if (in(i).shape != Shape{T, D} || in(i).dtype != DType::F32)
+          fail(n, "cos / sin " + in(i).str() + " is not " + TensorType{DType::F32, {T, D}}.str());
+      if (hasIn(8) && (in(8).shape != Shape{T, S} || in(8).dtype != DType::F32))
+        fail(n, "mask " + in(8).str() + " is not f32[" + std::to_string(T) + "," + std::to_string(S) + "]");
+      return {TensorType{DType::F32, {B, H, T, Dv}}, kc, vc};
     }
     case Op::Conv: {
       const TensorType& w = in(1);

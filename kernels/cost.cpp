@@ -66,8 +66,8 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   if (kernel == "batchnorm" || kernel == "layernorm" || kernel == "softmax") return mul(out, kNormOpsPerElement);
   if (kernel == "reduce") return count(inType(g, n, 0).numel());
   if (kernel == "rotary") return mul(out, 3);
-  if (kernel == "attention") {  // q kᵀ and p v, 2 flops per multiply-add
-    const Shape& k = inType(g, n, 1).shape;
+  if (kernel == "attention" || kernel == "attention_cache") {  // q kᵀ and p v, 2 flops per multiply-add
+    const Shape& k = inType(g, n, n.op == Op::AttentionCache ? 3 : 1).shape;
     const int64_t rows = outType(g, n).numel() / outType(g, n).shape.back();
     return count(2 * rows * k[k.size() - 2] * (k.back() + outType(g, n).shape.back()));
   }

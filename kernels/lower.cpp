@@ -36,6 +36,7 @@ std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
     case Op::Softmax: return lowerSoftmax(g, n);
     case Op::Attention: return lowerAttention(g, n);
     case Op::Rotary: return lowerRotary(g, n);
+    case Op::AttentionCache: return lowerAttentionCache(g, n);
     case Op::LogSoftmax: return lowerSoftmax(g, n);
     case Op::ReduceSum: return lowerReduce(g, n, kSum);
     case Op::ReduceMean: return lowerReduce(g, n, kMean);

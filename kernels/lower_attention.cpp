@@ -1,6 +1,7 @@
 // Attention → attention (kernels/src/attention.comp: one workgroup per
 // query row, online softmax over chunks of keys); Rotary → rotary (the
-// RoPE that feeds attention's q and k).
+// RoPE that feeds attention's q and k); AttentionCache → attention_cache
+// (both RoPEs, the KV-cache writes and the attention in one dispatch).
 #include "ir/builder.h"
 #include "kernels/lower_common.h"
 
@@ -49,6 +50,32 @@ std::vector<DispatchPlan> lowerRotary(const Graph& g, const Node& n) {
   d.params = {u32(n, numel(x), "tensor size"), u32(n, x.back(), "rotary width"), u32(n, x[x.size() - 2], "rows")};
   d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], n.outputs[0]};
   setItemGrid(d, n, uint64_t(numel(x)));
+  return {d};
+}
+
+std::vector<DispatchPlan> lowerAttentionCache(const Graph& g, const Node& n) {
+  const Shape &q = inType(g, n, 0).shape, &k = inType(g, n, 1).shape, &v = inType(g, n, 2).shape;
+  const Shape& cache = inType(g, n, 3).shape;
+  const int64_t H = q[1], T = q[2], D = q[3], KV = k[1], S = cache[2], Dv = v[3];
+  if (D > GraphBuilder::kAttentionMaxHeadDim || Dv > GraphBuilder::kAttentionMaxHeadDim)
+    fail(n, "the attention_cache kernel takes head dims up to " + std::to_string(GraphBuilder::kAttentionMaxHeadDim) +
+                ", got q " + shapeStr(q) + ", v " + shapeStr(v));
+  if (numel(q) == 0 || Dv == 0) fail(n, "the attention_cache kernel needs a query and a value element, got q " +
+                                          shapeStr(q) + ", v " + shapeStr(v));
+  const bool hasMask = n.inputs.size() > 8 && n.inputs[8] != kNoValue;
+  DispatchPlan d = makePlan(n, "attention_cache");
+  const int64_t rows = numel(q) / D;
+  // S and T also go through i32: the kernel compares offset <= S - T signed.
+  d.params = {u32(n, rows, "query rows"), i32(n, T, "query length"), i32(n, S, "cache length"), u32(n, D, "head dim"),
+              u32(n, Dv, "value dim"),   f32Bits(n.f("scale", 1.0)), hasMask ? 1u : 0u, u32(n, H, "query heads"),
+              u32(n, H / KV, "query heads per K/V head")};
+  u32(n, numel(cache), "key cache size");
+  u32(n, numel(inType(g, n, 4).shape), "value cache size");
+  u32(n, rows * Dv, "output size");
+  d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], n.inputs[5], n.inputs[6], n.inputs[7],
+                hasMask ? n.inputs[8] : n.inputs[0], n.outputs[0], n.outputs[1], n.outputs[2]};
+  d.numWritten = 3;  // out and the two caches (read too: their bytes are the old values')
+  setGroupGrid(d, n, uint64_t(rows));
   return {d};
 }
 

@@ -103,6 +103,7 @@ std::vector<DispatchPlan> lowerArgMax(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerSoftmax(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerRotary(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerAttentionCache(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerLayerNorm(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerBatchNorm(const Graph& g, const Node& n);
 // lower_grad.cpp: gradient ops (passes/program/autodiff.cpp)

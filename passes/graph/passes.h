@@ -13,6 +13,7 @@ void splitLongRows(Graph& g);  // split_long_rows.cpp: norms / sums over a few l
 void fuseConvEpilogue(Graph& g);  // fuse_conv_epilogue.cpp: conv/matmul + activations/adds → epilogue
 void fusePrologue(Graph& g);  // fuse_prologue.cpp: rms_norm / silu·up → decode-sized matmuls' prologue
 void fuseStateWrite(Graph& g);  // fuse_state_write.cpp: rotary → the state_write that stores it
+void fuseAttentionCache(Graph& g);  // fuse_attention_cache.cpp: rotary + KV-cache writes + attention → attention_cache
 void fuseElementwise(Graph& g);   // fuse_elementwise.cpp: chains of elementwise ops → one fused_eltwise
 void deadCodeElim(Graph& g);   // dce.cpp: drop nodes nothing uses
 

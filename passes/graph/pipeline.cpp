@@ -11,7 +11,9 @@ namespace mgc {
 // x*1 / x+0; epilogue fusion runs before elementwise fusion so that
 // activations still land in Conv/MatMul first, and before prologue fusion,
 // which puts its operand after the epilogue operands and must see silu *
-// up before elementwise fusion does. dce cleans up last.
+// up before elementwise fusion does. fuse-attention-cache needs the keys'
+// rotary already in their state_write (fuse-state-write). dce cleans up
+// last.
 const std::vector<Pass>& graphPipeline() {
   static const std::vector<Pass> kPipeline = {
       {"verify", verifyGraph},
@@ -23,6 +25,7 @@ const std::vector<Pass>& graphPipeline() {
       {"fuse-conv-epilogue", fuseConvEpilogue},
       {"fuse-prologue", fusePrologue},
       {"fuse-state-write", fuseStateWrite},
+      {"fuse-attention-cache", fuseAttentionCache},
       {"fuse-elementwise", fuseElementwise},
       {"dce", deadCodeElim},
   };

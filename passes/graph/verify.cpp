@@ -14,7 +14,8 @@
 //   state_write    writes a state value in place: its result is that
 //                  state's new value (not a graph output), and no later node
 //                  reads the old value (directly or through reshape /
-//                  identity views of it)
+//                  identity views of it); attention_cache's two cache
+//                  results likewise (inPlaceStateInput, ir/graph.h)
 #include <set>
 #include <string>
 
@@ -37,19 +38,22 @@ std::string describeValue(const Graph& g, ValueId v) {
 
 bool validId(const Graph& g, ValueId v) { return v >= 0 && size_t(v) < g.values.size(); }
 
-// state_write runs in place (passes/plan/memory_plan.cpp): the old value must be
-// dead once it is written, and the write must be the state's update.
-void verifyStateWrite(const Graph& g, size_t k) {
+// state_write (and attention_cache's caches) run in place
+// (passes/plan/memory_plan.cpp): the old value must be dead once it is
+// written, and the write must be the state's update. `input` is the state
+// operand, `output` the result that is its new value.
+void verifyInPlaceWrite(const Graph& g, size_t k, size_t input, size_t output) {
   const Node& n = g.nodes[k];
-  const ValueId state = n.inputs[0], result = n.outputs[0];
-  if (!g.value(state).isState) failNode(n, "input 0 " + describeValue(g, state) + " is not a state value");
+  const ValueId state = n.inputs[input], result = n.outputs[output];
+  const std::string in = "input " + std::to_string(input);
+  if (!g.value(state).isState) failNode(n, in + " " + describeValue(g, state) + " is not a state value");
   bool isUpdate = false;
   for (const auto& [s, next] : g.stateUpdates) isUpdate = isUpdate || (s == state && next == result);
   if (!isUpdate)
-    failNode(n, "its result must be the new value of " + describeValue(g, state) + " (update " +
-                    describeValue(g, state) + " = " + describeValue(g, result) + ")");
+    failNode(n, "its result " + describeValue(g, result) + " must be the new value of " + describeValue(g, state) +
+                    " (update " + describeValue(g, state) + " = " + describeValue(g, result) + ")");
   for (ValueId v : g.outputs)
-    if (v == result) failNode(n, "its result is a graph output (read the state instead)");
+    if (v == result) failNode(n, "its result " + describeValue(g, result) + " is a graph output (read the state instead)");
   // Views share the state's storage: reading one later reads the old value.
   std::set<ValueId> old{state};
   for (size_t j = 0; j < g.nodes.size(); ++j) {
@@ -60,8 +64,8 @@ void verifyStateWrite(const Graph& g, size_t k) {
     if (j > k) failNode(n, "node '" + m.name + "' reads " + describeValue(g, state) + " after it is written");
     if (m.op == Op::Reshape || m.op == Op::Identity) old.insert(m.outputs[0]);
   }
-  for (size_t i : {1, 2})
-    if (old.count(n.inputs[i]))
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    if (i != input && old.count(n.inputs[i]))
       failNode(n, "input " + std::to_string(i) + " " + describeValue(g, n.inputs[i]) + " is the state it writes");
   for (ValueId v : g.outputs)
     if (old.count(v)) failNode(n, "graph output " + describeValue(g, v) + " reads the old value of " + describeValue(g, state));
@@ -173,7 +177,10 @@ void verifyGraph(Graph& g) {
       throw Error("verify: state " + describeValue(g, state) + " is updated twice");
   }
   for (size_t k = 0; k < g.nodes.size(); ++k)
-    if (g.nodes[k].op == Op::StateWrite) verifyStateWrite(g, k);
+    for (size_t o = 0; o < g.nodes[k].outputs.size(); ++o) {
+      const int input = inPlaceStateInput(g.nodes[k], o);
+      if (input >= 0) verifyInPlaceWrite(g, k, size_t(input), o);
+    }
 }
 
 }  // namespace mgc

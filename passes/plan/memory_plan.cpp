@@ -96,35 +96,40 @@ std::vector<ValueId> planStateHomes(const Graph& g, const MemoryPlanInput& in, i
     const NodeId p = g.value(next).producer;
     if (state == next || p < 0) continue;
     const Node& n = g.nodes[size_t(p)];
-    // Several results (adam_step): only from one elementwise dispatch.
+    // Several results: in place by definition (attention_cache) or from one
+    // elementwise dispatch (adam_step).
     const bool elementwise = size_t(p) < in.elementwise.size() && in.elementwise[size_t(p)];
-    bool ok = !in.isAlias[size_t(p)] && (n.outputs.size() == 1 || elementwise) && !isOutput[size_t(next)] &&
+    const size_t output = size_t(std::find(n.outputs.begin(), n.outputs.end(), next) - n.outputs.begin());
+    const int writes = inPlaceStateInput(n, output);  // StateWrite, AttentionCache: in place by definition
+    bool ok = !in.isAlias[size_t(p)] && (writes >= 0 || n.outputs.size() == 1 || elementwise) &&
+              !isOutput[size_t(next)] &&
               updatesOf[size_t(next)] == 1 && home[size_t(next)] == kNoValue;
-    if (ok && lastOld[size_t(state)] == p && n.op != Op::StateWrite) {
+    if (ok && writes >= 0) {
+      // Writes rows at other indices than it reads: no other operand may be
+      // the old bytes (the state operand itself is not bound).
+      ok = n.inputs[size_t(writes)] == state && lastOld[size_t(state)] <= p;
+      for (size_t i = 0; i < n.inputs.size(); ++i)
+        if (ok && int(i) != writes && n.inputs[i] >= 0) ok = home[size_t(n.inputs[i])] != state;
+      if (!ok)
+        throw Error("memory plan: " + std::string(opName(n.op)) + " '" + n.name + "' cannot write '" +
+                    g.value(state).name + "' in place (the verifier's rules are broken)");
+    } else if (ok && lastOld[size_t(state)] == p) {
       // P reads the old value: only index i for output i, whole-shaped.
       ok = elementwise;
       for (ValueId v : n.inputs)
         if (ok && v >= 0 && home[size_t(v)] == state) ok = g.type(v).shape == g.type(next).shape;
-    } else if (ok && n.op == Op::StateWrite) {
-      // Writes rows at other indices than it reads: value and offset must
-      // not be the old bytes (the state operand itself is not bound).
-      ok = n.inputs[0] == state && lastOld[size_t(state)] <= p && home[size_t(n.inputs[1])] != state &&
-           home[size_t(n.inputs[2])] != state;
     } else if (ok) {
       ok = lastOld[size_t(state)] < p;
-    }
-    if (n.op == Op::StateWrite) {
-      if (!ok)
-        throw Error("memory plan: state_write '" + n.name + "' cannot write '" + g.value(state).name +
-                    "' in place (the verifier's rules are broken)");
     }
     if (!ok) continue;
     home[size_t(next)] = state;
     ++*inPlaceUpdates;
   }
   for (const Node& n : g.nodes)
-    if (n.op == Op::StateWrite && home[size_t(n.outputs[0])] == kNoValue)
-      throw Error("memory plan: state_write '" + n.name + "' is not the update of its state");
+    for (size_t o = 0; o < n.outputs.size(); ++o)
+      if (inPlaceStateInput(n, o) >= 0 && home[size_t(n.outputs[o])] == kNoValue)
+        throw Error("memory plan: " + std::string(opName(n.op)) + " '" + n.name + "' result '" +
+                    g.value(n.outputs[o]).name + "' is not the update of its state");
   propagateViews(g, in, home);  // views of the new values
   for (size_t v = 0; v < nv; ++v)
     if (g.values[v].isState) home[v] = kNoValue;  // states are placed by the driver as themselves

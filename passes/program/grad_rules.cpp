@@ -86,6 +86,7 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     case Op::Rotary: noGradient(n, "rotary (the fused kernel) has no gradient rule: it is built for generation entry points, which do not train");
     case Op::AdamStep: noGradient(n, "adam_step (the optimizer's update) has no gradient");
     case Op::Attention: noGradient(n, "attention (the fused kernel) has no gradient rule: it is built for generation entry points, which do not train");
+    case Op::AttentionCache: noGradient(n, "attention_cache has no gradient (it writes a KV cache: generation entry points do not train)");
   }
   noGradient(n, "unknown op");
 }

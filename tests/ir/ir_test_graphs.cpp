@@ -195,6 +195,25 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
             {{"scale", 0.25}});
       return;
     }
+    case Op::AttentionCache: {  // 4 query heads over 2 K/V heads; a chunk of 2 rows written at 2 of 5
+      ValueId keys = b.g.addState("attention_k_cache", patternTensor({DType::F32, {1, 2, 5, 4}}, 78));
+      ValueId values = b.g.addState("attention_v_cache", patternTensor({DType::F32, {1, 2, 5, 3}}, 79));
+      HostTensor at({DType::I64, {1}}), mask({DType::F32, {2, 5}});
+      at.setI(0, 2);
+      for (int64_t t = 0; t < 2; ++t)
+        for (int64_t j = 0; j < 5; ++j) mask.setF(t * 5 + j, j > t + 2 ? -3.4028234663852886e38 : 0.0);
+      NodeId n = b.g.addNode(op, "attention_cache",
+                             {b.constant(DType::F32, {1, 4, 2, 4}), b.constant(DType::F32, {1, 2, 2, 4}),
+                              b.constant(DType::F32, {1, 2, 2, 3}), keys, values, b.g.addConstant("chunk_offset", at),
+                              b.constant(DType::F32, {2, 4}), b.constant(DType::F32, {2, 4}),
+                              b.g.addConstant("chunk_mask", mask)},
+                             {{"scale", 0.5}});
+      const std::vector<ValueId> outs = b.g.nodes[size_t(n)].outputs;
+      b.g.outputs.push_back(outs[0]);
+      b.g.stateUpdates.push_back({keys, outs[1]});
+      b.g.stateUpdates.push_back({values, outs[2]});
+      return;
+    }
     case Op::FusedEltwise:  // (x * y) + 0.5, then leaky_relu
       b.out(op, {x, y},
             {{"ops", std::string("mul,add,leaky_relu")}, {"args", std::vector<int64_t>{0, 1, 0, 2, -1, 0, 3, 0, 0}},

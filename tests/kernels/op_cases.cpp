@@ -213,6 +213,26 @@ void nnCases(Builder& b) {
         {N(F({1, 2, 6})), N(F({1, 300, 6})), N(F({1, 300, 5})), causal(2, 300, 3)}, {{"scale", 0.4}});
   b.add("attention no mask 260 keys head 160", Op::Attention,
         {N(F({1, 2, 3, 160})), N(F({1, 2, 260, 160})), N(F({1, 2, 260, 200}))}, {{"scale", 0.08}});
+  // attention_cache.comp: RoPE on q and the new keys, the chunk's rows from k / v at [offset,
+  // offset + T) and written into the caches (outputs 1, 2: compared too), the cache elsewhere.
+  auto pos = [](DType t, int64_t v) { return std::pair<TensorType, Fill>{T(t, {1}), Fill{Fill::Fixed, v}}; };
+  const std::pair<TensorType, Fill> noMask{TensorType{}, Fill{Fill::Absent, 0}};
+  b.add("attention_cache decode GQA 3:1, row 5 of 9", Op::AttentionCache,
+        {N(F({1, 6, 1, 64})), N(F({1, 2, 1, 64})), N(F({1, 2, 1, 64})), N(F({1, 2, 9, 64})), N(F({1, 2, 9, 64})),
+         pos(DType::I64, 5), N(F({1, 64})), N(F({1, 64})), causal(1, 9, 5)},
+        {{"scale", 0.125}});
+  b.add("attention_cache prefill 3 rows at 4, batch 2, head 6 (scalar keys), Dv 5", Op::AttentionCache,
+        {N(F({2, 2, 3, 6})), N(F({2, 2, 3, 6})), N(F({2, 2, 3, 5})), N(F({2, 2, 8, 6})), N(F({2, 2, 8, 5})),
+         pos(DType::I32, 4), N(F({3, 6})), N(F({3, 6})), causal(3, 8, 4)},
+        {{"scale", 0.4}});
+  b.add("attention_cache 300-row cache, no mask, row 170", Op::AttentionCache,
+        {N(F({1, 4, 1, 32})), N(F({1, 1, 1, 32})), N(F({1, 1, 1, 40})), N(F({1, 1, 300, 32})), N(F({1, 1, 300, 40})),
+         pos(DType::I64, 170), N(F({1, 32})), N(F({1, 32})), noMask},
+        {{"scale", 0.2}});
+  b.add("attention_cache offset past the end writes nothing", Op::AttentionCache,
+        {N(F({1, 2, 2, 8})), N(F({1, 1, 2, 8})), N(F({1, 1, 2, 8})), N(F({1, 1, 6, 8})), N(F({1, 1, 6, 8})),
+         pos(DType::I64, 5), N(F({2, 8})), N(F({2, 8})), causal(2, 6, 4)},
+        {{"scale", 0.3}});
   b.add("rotary q [1, 9, 1, 64]", Op::Rotary, {N(F({1, 9, 1, 64})), N(F({1, 64})), N(F({1, 64}))});
   b.add("rotary prefill [2, 3, 5, 6]", Op::Rotary, {N(F({2, 3, 5, 6})), N(F({5, 6})), N(F({5, 6}))});
   // Packed low-bit weights (QMatMul): qmatvec.comp up to 4 rows, qmatmul.comp's tiles above, every

@@ -26,7 +26,8 @@ constexpr uint64_t kAlign = 256;
 
 // A bundle with one entry point "infer" computing the graph's single node:
 // every value gets a 256-aligned slot in the activations arena (except
-// state_write's result, which shares the state's, input 0's, slot).
+// the results written in place, which share their state input's slot:
+// inPlaceStateInput, ir/graph.h).
 std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& plans) {
   mgb::BundleSpec spec;
   spec.producer = "test_kernels_gpu";
@@ -53,10 +54,13 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
   mgb::EntryPointEntry e;
   e.name = "infer";
   for (ValueId v : g.inputs) e.inputs.push_back(addTensor(v));
-  if (g.nodes[0].op == Op::StateWrite) {  // in place: the output is input 0's bytes under its own name
-    mgb::TensorEntry t = spec.tensors[tensorOf[g.nodes[0].inputs[0]]];
-    t.name = g.value(g.outputs[0]).name;
-    tensorOf[g.outputs[0]] = uint32_t(spec.tensors.size());
+  const Node& n = g.nodes[0];
+  for (size_t o = 0; o < n.outputs.size(); ++o) {
+    const int state = inPlaceStateInput(n, o);
+    if (state < 0) continue;  // in place: the output is its state input's bytes under its own name
+    mgb::TensorEntry t = spec.tensors[tensorOf[n.inputs[size_t(state)]]];
+    t.name = g.value(n.outputs[o]).name;
+    tensorOf[n.outputs[o]] = uint32_t(spec.tensors.size());
     spec.tensors.push_back(t);
   }
   for (ValueId v : g.outputs) e.outputs.push_back(addTensor(v));
@@ -107,8 +111,8 @@ mgrt_context* portableGpu() {
   return ctx;
 }
 
-// Runs the case's one dispatch on `ctx`: every output of its node;
-// *variant = the kernel variant the device picked.
+// Runs the case's one dispatch on `ctx`; *variant = the kernel variant the
+// device picked. Every output of the node, in order.
 std::vector<HostTensor> runOnGpu(mgrt_context* ctx, const test::OpCase& c, const std::vector<HostTensor>& inputs,
                     std::string* variant) {
   const Graph& g = c.graph;
@@ -137,7 +141,7 @@ std::vector<HostTensor> runOnGpu(mgrt_context* ctx, const test::OpCase& c, const
 }
 
 // Mismatching elements, described; empty if every element agrees.
-std::string compareOne(const HostTensor& ref, const HostTensor& got) {
+std::string compare(const HostTensor& ref, const HostTensor& got) {
   std::ostringstream why;
   int bad = 0;
   double tol = ref.type.dtype == DType::F16 ? 1e-3 : 1e-4;
@@ -160,18 +164,6 @@ std::string compareOne(const HostTensor& ref, const HostTensor& got) {
   return why.str();
 }
 
-// Every output (adam_step has three), labelled by index.
-std::string compare(const std::vector<HostTensor>& ref, const std::vector<HostTensor>& got) {
-  if (ref.size() != got.size()) return "  " + std::to_string(got.size()) + " outputs, expected " +
-                                       std::to_string(ref.size()) + "\n";
-  std::string why;
-  for (size_t k = 0; k < ref.size(); ++k) {
-    std::string d = compareOne(ref[k], got[k]);
-    if (!d.empty()) why += "  output " + std::to_string(k) + ":\n" + d;
-  }
-  return why;
-}
-
 }  // namespace
 
 TEST_CASE("every op case on the GPU matches the CPU reference") {
@@ -188,19 +180,27 @@ TEST_CASE("every op case on the GPU matches the CPU reference") {
       ptrs.push_back(v == kNoValue ? nullptr
                                    : &inputs[size_t(std::find(c.graph.inputs.begin(), c.graph.inputs.end(), v) -
                                                     c.graph.inputs.begin())]);
-    std::vector<HostTensor> ref = evalNode(c.graph, n, ptrs);
+    const std::vector<HostTensor> ref = evalNode(c.graph, n, ptrs);
+    // Every output (attention_cache: the caches it writes in place too).
+    auto compareAll = [&](const std::vector<HostTensor>& got) {
+      std::string diff;
+      for (size_t o = 0; o < ref.size(); ++o) {
+        const std::string d = compare(ref[o], got.at(o));
+        if (!d.empty()) diff += "output " + std::to_string(o) + ":\n" + d;
+      }
+      return diff;
+    };
     std::string variant;
-    std::vector<HostTensor> got = runOnGpu(gpu(), c, inputs, &variant);
+    const std::vector<HostTensor> got = runOnGpu(gpu(), c, inputs, &variant);
     INFO("variant '" << variant << "'");
-    std::string diff = compare(ref, got);
-    CHECK(diff == "");
+    CHECK(compareAll(got) == "");
     if (variant != "portable") {
       ++variants;
       std::string portable;
-      std::vector<HostTensor> gotPortable = runOnGpu(portableGpu(), c, inputs, &portable);
+      const std::vector<HostTensor> gotPortable = runOnGpu(portableGpu(), c, inputs, &portable);
       INFO("and variant '" << portable << "' with every optional feature off");
       CHECK(portable == "portable");
-      CHECK(compare(ref, gotPortable) == "");
+      CHECK(compareAll(gotPortable) == "");
     }
     ++ran;
   }

@@ -99,13 +99,16 @@ TEST_CASE("every op has a test case and lowers within the kernel ABI") {
       for (ValueId v : d.bindings) CHECK((contains(n.inputs, v) || contains(n.outputs, v)));
       REQUIRE(d.numWritten >= 1);
       REQUIRE(d.numWritten <= d.bindings.size());
-      written.insert(d.bindings.end() - d.numWritten, d.bindings.end());
+      for (size_t b = d.bindings.size() - d.numWritten; b < d.bindings.size(); ++b) {
+        CHECK(contains(n.outputs, d.bindings[b]));  // a dispatch writes only its node's results
+        written.insert(d.bindings[b]);
+      }
       for (uint32_t gc : d.groups) {
         CHECK(gc >= 1);
         CHECK(gc <= 65535);
       }
     }
-    for (ValueId out : n.outputs) CHECK(written.count(out) == 1);
+    for (ValueId v : n.outputs) CHECK(written.count(v) == 1);  // every result is written
   }
   for (int i = 0; i < kNumOps; ++i) {
     INFO("op " << opName(Op(i)));

@@ -257,3 +257,56 @@ TEST_CASE("split-long-rows keeps means, sums and layer_norm equal", "[passes][sp
   CHECK(std::count(ops.begin(), ops.end(), Op::LayerNorm) == 0);
   CHECK(maxDifference(before, g) < 1e-4);
 }
+
+TEST_CASE("fuse-attention-cache computes the attention and the cache rows it replaces", "[passes][fuse-attention-cache]") {
+  // A prefill chunk of 2 tokens, 4 query heads over 2 K/V heads, a cache of
+  // 6 rows with old contents, as compiler/hf/llama.cpp builds it.
+  Graph g = parseGraph(R"(graph @chunk(%q: f32[1,4,2,4], %k: f32[1,2,2,4], %v: f32[1,2,2,3], %cos: f32[2,4], %sin: f32[2,4], %pos: i64[1], %mask: f32[2,6]) {
+  %kc = state f32[1,2,6,4] dense<0.0>
+  %vc = state f32[1,2,6,3] dense<0.0>
+  %qr = rotary(%q, %cos, %sin) : f32[1,4,2,4]
+  %k1 = state_write(%kc, %k, %pos, %cos, %sin) {axis = 2} : f32[1,2,6,4]
+  %v1 = state_write(%vc, %v, %pos) {axis = 2} : f32[1,2,6,3]
+  %q5 = reshape(%qr) {shape = [1, 2, 2, 2, 4]} : f32[1,2,2,2,4]
+  %k5 = reshape(%k1) {shape = [1, 2, 1, 6, 4]} : f32[1,2,1,6,4]
+  %v5 = reshape(%v1) {shape = [1, 2, 1, 6, 3]} : f32[1,2,1,6,3]
+  %o = attention(%q5, %k5, %v5, %mask) {scale = 0.5} : f32[1,2,2,2,3]
+  update %kc = %k1
+  update %vc = %v1
+  return %o
+})",
+                       "chunk.mgir");
+  for (const char* s : {"kc", "vc"}) {
+    Value& state = g.value(g.find(s));
+    state.initial = std::make_shared<const HostTensor>(testing::patternTensor(state.type, 5));
+  }
+  Graph before = g;
+  findPass("fuse-attention-cache")->run(g);
+  verifyGraph(g);
+  const std::vector<Op> ops = opsOf(g);
+  CHECK(ops == std::vector<Op>{Op::AttentionCache, Op::Reshape});
+  // The new cache values too (as outputs here only: the verifier forbids it).
+  for (Graph* x : {&before, &g})
+    for (const auto& u : x->stateUpdates) x->outputs.push_back(u.second);
+  for (int64_t at : {0, 3, 4, 5, -1}) {  // the last row, then past the end / negative: nothing written
+    INFO("position " << at);
+    std::map<std::string, HostTensor> inputs;
+    uint32_t seed = 11;
+    for (ValueId v : before.inputs) inputs[before.value(v).name] = testing::patternTensor(before.type(v), seed++);
+    HostTensor pos({DType::I64, {1}});
+    pos.setI(0, at);
+    inputs["pos"] = pos;
+    HostTensor mask({DType::F32, {2, 6}});  // causal from `at`
+    for (int64_t t = 0; t < 2; ++t)
+      for (int64_t j = 0; j < 6; ++j) mask.setF(t * 6 + j, j > at + t ? -3.4028234663852886e38 : 0.0);
+    inputs["mask"] = mask;
+    auto want = evalGraph(before, inputs), got = evalGraph(g, inputs);
+    REQUIRE(want.size() == 3);
+    for (auto& [name, w] : want) {
+      INFO(name);
+      const HostTensor& r = got.at(name);
+      REQUIRE(r.type == w.type);
+      for (int64_t i = 0; i < w.numel(); ++i) CHECK(r.getF(i) == w.getF(i));
+    }
+  }
+}

@@ -232,6 +232,35 @@ TEST_CASE("state_write results live in their state: no activation bytes") {
   }
 }
 
+TEST_CASE("attention_cache's cache results live in their states; its output in activations") {
+  Graph g;
+  ValueId q = g.addInput("q", f32({1, 4, 1, 8})), k = g.addInput("k", f32({1, 2, 1, 8})),
+          v = g.addInput("v", f32({1, 2, 1, 8})), at = g.addInput("t", TensorType{DType::I64, {1}}),
+          cos = g.addInput("cos", f32({1, 8})), sin = g.addInput("sin", f32({1, 8}));
+  ValueId kc = state(g, "kc", {1, 2, 64, 8}), vc = state(g, "vc", {1, 2, 64, 8});
+  NodeId a = g.addNode(Op::AttentionCache, "attn", {q, k, v, kc, vc, at, cos, sin}, {{"scale", 0.5}});
+  const std::vector<ValueId> outs = g.nodes[size_t(a)].outputs;
+  g.stateUpdates = {{kc, outs[1]}, {vc, outs[2]}};
+  g.outputs = {outs[0]};
+  MemoryPlan p = planMemory(g, plain(g, false));
+  CHECK(p.inPlaceUpdates == 2);
+  CHECK(p.stateHome[size_t(outs[1])] == kc);
+  CHECK(p.stateHome[size_t(outs[2])] == vc);
+  CHECK(p.slots[size_t(outs[1])].arena == -1);  // the driver places them as their states
+  CHECK(p.slots[size_t(outs[2])].arena == -1);
+  CHECK(p.slots[size_t(outs[0])].arena == 1);
+  CHECK(p.stateHome[size_t(outs[0])] == kNoValue);
+
+  SECTION("a cache result that is not its state's update is refused") {
+    g.stateUpdates = {{kc, outs[1]}};
+    CHECK_THROWS_WITH(planMemory(g, plain(g, false)), Catch::Contains("attn' result 'attn_2' is not the update of its state"));
+  }
+  SECTION("an operand that is the old cache is refused") {
+    g.nodes[size_t(a)].inputs[1] = kc;  // k is the cache: the planner sees the bytes, not the shapes
+    CHECK_THROWS_WITH(planMemory(g, plain(g, false)), Catch::Contains("cannot write 'kc' in place"));
+  }
+}
+
 namespace {
 
 // Two chains x -> exp -> neg, one after the other in program order, each

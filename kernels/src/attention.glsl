@@ -1,0 +1,82 @@
+// The online-softmax loop of the attention kernels (attention.comp,
+// attention_cache.comp): one query row per 128-invocation workgroup, keys
+// in chunks of 128 (one per invocation), a running max and sum, and the
+// output accumulators rescaled when the max grows, so K and V are read
+// once and no score tensor exists. A key whose mask is <= -1e30 (a causal
+// mask's hidden position) scores exactly its mask and its K and V rows are
+// not read (ir/ops.def). A chunk whose scores all lie over 104 below the
+// running max (exp flushes to 0: a cache's hidden tail) changes nothing and
+// is skipped whole, and the weighted sum of V stops at the chunk's last
+// nonzero weight.
+//
+// The includer declares the buffers `mask` and `outv` before this file and
+// defines the two functions declared here after it.
+shared float qRow[512];  // the query row, loaded by the includer
+
+float keyDot(uint j);             // q · key j (q from qRow[])
+float valueAt(uint j, uint e);    // element e of value row j
+
+shared float weight[128];
+shared vec2 sumLast[128];
+
+// (Σ w, max last) over the workgroup: the chunk's weight sum and one past
+// its last nonzero weight. Its first barrier also publishes weight[].
+vec2 sumAndLast(float w, float last) {
+  uint t = gl_LocalInvocationIndex;
+  barrier();
+  sumLast[t] = vec2(w, last);
+  barrier();
+  for (uint h = 64; h > 0; h >>= 1) {
+    if (t < h) sumLast[t] = vec2(sumLast[t].x + sumLast[t + h].x, max(sumLast[t].y, sumLast[t + h].y));
+    barrier();
+  }
+  return sumLast[0];
+}
+
+const float kHidden = -1e30;
+
+bool negInf(float x) { return isinf(x) && x < 0.0; }
+
+// outv[row * Dv + e] = Σ_j softmax_j(keyDot(j) * scale + mask[t, j]) valueAt(j, e).
+void attendRow(uint row, uint t, uint S, uint Dv, float scale, bool hasMask) {
+  uint tid = gl_LocalInvocationIndex;
+  float runMax = uintBitsToFloat(0xff800000u), runSum = 0.0;
+  float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
+  for (uint j0 = 0; j0 < S; j0 += 128) {
+    uint j = j0 + tid;
+    float s = uintBitsToFloat(0xff800000u);  // past the last key: weighs nothing
+    if (j < S) {
+      float m = hasMask ? mask[t * S + j] : 0.0;
+      s = m <= kHidden ? m : keyDot(j) * scale + m;
+    }
+    float chunkMax = workgroupMax(s);
+    float newMax = maxNan(runMax, chunkMax);
+    // Every weight of this chunk would be exp(<= -104) = 0 and the running
+    // max stays: nothing changes (uniform: chunkMax is the workgroup's).
+    if (negInf(chunkMax) || chunkMax < newMax - 104.0) continue;
+    // exp(-inf - -inf) is NaN: nothing seen yet weighs 0.
+    float w = negInf(s) ? 0.0 : exp(s - newMax);
+    float rescale = negInf(runMax) ? 0.0 : exp(runMax - newMax);
+    weight[tid] = w;
+    vec2 sl = sumAndLast(w, w != 0.0 ? float(tid + 1u) : 0.0);  // its barriers publish weight[]
+    runSum = runSum * rescale + sl.x;
+    uint n = min(uint(sl.y), S - j0);
+    for (uint i = 0; i < 4; ++i) {
+      uint e = tid + i * 128;
+      if (e < Dv) {
+        float a = acc[i] * rescale;
+        for (uint jj = 0; jj < n; ++jj) {
+          float wj = weight[jj];
+          if (wj != 0.0) a += wj * valueAt(j0 + jj, e);
+        }
+        acc[i] = a;
+      }
+    }
+    runMax = newMax;
+    barrier();  // every weight[] read is done before the next chunk writes
+  }
+  for (uint i = 0; i < 4; ++i) {
+    uint e = tid + i * 128;
+    if (e < Dv) outv[row * Dv + e] = acc[i] / runSum;
+  }
+}

@@ -1,0 +1,97 @@
+// attention_cache: a decoder layer's attention over its KV cache in one
+// dispatch (AttentionCache, ir/ops.def): RoPE on the query row as it loads,
+// the chunk's keys (rotated) and values taken at cache positions
+// [offset, offset + T) from k / v, the cache for the other positions, and
+// the chunk's rows written into the cache in place. The online softmax is
+// attention.glsl's.
+//
+// No race: no workgroup reads the cache at [offset, offset + T) (it uses
+// k / v there), and each of those rows is written once, by the workgroup of
+// the first query head of its K/V head (query row t writes cache row
+// offset + t). An offset outside [0, S - T] writes nothing and every key
+// comes from the cache (StateWrite's guard).
+//
+// Bindings: 1 = q [B, H, T, D], 2 = k [B, KV, T, D], 3 = v [B, KV, T, Dv],
+//   4 = offset (one i32 word), 5 = cos [T, D], 6 = signed_sin [T, D],
+//   7 = mask [T, S] (q when there is none), 8 = out [B, H, T, Dv],
+//   9 = k cache [B, KV, S, D], 10 = v cache [B, KV, S, Dv] (read and
+//   written: the memory plan gives the results their states' bytes); f32.
+// Params:
+//   p[0] rows (B * H * T)  p[1] T  p[2] S  p[3] D (even, <= 512)
+//   p[4] Dv (<= 512)  p[5] scale (f32 bits)  p[6] has mask (0/1)  p[7] H
+//   p[8] G = H / KV
+#version 450
+layout(local_size_x = 128) in;
+#include "common.glsl"
+#include "rows.glsl"
+
+layout(std430, set = 0, binding = 1) readonly buffer Q { float q[]; };
+layout(std430, set = 0, binding = 2) readonly buffer K { float kNew[]; };
+layout(std430, set = 0, binding = 3) readonly buffer V { float vNew[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Offset { int offsetv[]; };
+layout(std430, set = 0, binding = 5) readonly buffer Cos { float cosv[]; };
+layout(std430, set = 0, binding = 6) readonly buffer Sin { float sinv[]; };
+layout(std430, set = 0, binding = 7) readonly buffer Mask { float mask[]; };
+layout(std430, set = 0, binding = 8) writeonly buffer Out { float outv[]; };
+layout(std430, set = 0, binding = 9) buffer KCache { vec4 kc4[]; };  // (the binding covers whole vec4s)
+layout(std430, set = 0, binding = 10) buffer VCache { float vc[]; };
+
+#include "attention.glsl"
+
+uint kvHead;        // this row's K/V head in [0, B * KV)
+uint newFirst = 0;  // cache positions [newFirst, newEnd) come from k / v
+uint newEnd = 0;
+
+// Element d of a row of D: x[at + d] * cos[r, d] + x[at + partner] * signed_sin[r, d].
+float rotated(float x, float partner, uint r, uint d) { return x * cosv[r * p[3] + d] + partner * sinv[r * p[3] + d]; }
+uint partnerOf(uint d) { return d < p[3] / 2u ? d + p[3] / 2u : d - p[3] / 2u; }
+
+float keyDot(uint j) {
+  uint D = p[3];
+  float qk = 0.0;
+  if (j >= newFirst && j < newEnd) {
+    uint r = j - newFirst, at = (kvHead * p[1] + r) * D;
+    for (uint d = 0; d < D; ++d) qk += qRow[d] * rotated(kNew[at + d], kNew[at + partnerOf(d)], r, d);
+    return qk;
+  }
+  uint at = (kvHead * p[2] + j) * D;
+  if ((D & 3u) == 0u) {  // whole vec4s
+    for (uint d = 0; d < D; d += 4u)
+      qk += dot(vec4(qRow[d], qRow[d + 1u], qRow[d + 2u], qRow[d + 3u]), kc4[(at + d) >> 2u]);
+  } else {
+    for (uint d = 0; d < D; ++d) qk += qRow[d] * kc4[(at + d) >> 2u][(at + d) & 3u];
+  }
+  return qk;
+}
+
+float valueAt(uint j, uint e) {
+  uint Dv = p[4];
+  if (j >= newFirst && j < newEnd) return vNew[(kvHead * p[1] + j - newFirst) * Dv + e];
+  return vc[(kvHead * p[2] + j) * Dv + e];
+}
+
+void main() {
+  uint row = linearGroup();
+  if (row >= p[0]) return;  // uniform per workgroup
+  uint T = p[1], S = p[2], D = p[3], Dv = p[4], H = p[7];
+  uint t = row % T, h = (row / T) % H, b = row / T / H;
+  kvHead = b * (H / p[8]) + h / p[8];
+  int offset = offsetv[0];
+  bool fresh = offset >= 0 && offset <= int(S) - int(T);
+  if (fresh) {
+    newFirst = uint(offset);
+    newEnd = newFirst + T;
+  }
+  uint tid = gl_LocalInvocationIndex;
+  for (uint d = tid; d < D; d += 128) qRow[d] = rotated(q[row * D + d], q[row * D + partnerOf(d)], t, d);
+  if (fresh && h % p[8] == 0u) {  // the one writer of cache row offset + t of this K/V head
+    uint from = (kvHead * T + t) * D, to = (kvHead * S + newFirst + t) * D;
+    for (uint d = tid; d < D; d += 128) {
+      float x = rotated(kNew[from + d], kNew[from + partnerOf(d)], t, d);
+      kc4[(to + d) >> 2u][(to + d) & 3u] = x;
+    }
+    for (uint e = tid; e < Dv; e += 128) vc[(kvHead * S + newFirst + t) * Dv + e] = vNew[(kvHead * T + t) * Dv + e];
+  }
+  barrier();
+  attendRow(row, t, S, Dv, pfloat(5), p[6] != 0);
+}
