@@ -21,7 +21,12 @@ struct Pass {
 // planning and scheduling (passes/plan/) after lowering, from the driver.
 const std::vector<Pass>& graphPipeline();
 
-// A graph pass by name (as in `mgc opt --pass NAME`), or null.
+// Passes outside the pipeline, run only when named (`mgc opt --pass NAME`):
+// built and tested, not yet a win (pipeline.cpp says why for each).
+const std::vector<Pass>& optionalPasses();
+
+// A graph pass by name (as in `mgc opt --pass NAME`), from the pipeline or
+// the optional ones, or null.
 const Pass* findPass(const std::string& name);
 
 }  // namespace mgc
