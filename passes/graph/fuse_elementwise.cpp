@@ -10,10 +10,7 @@
 // Elementwise ops commute with broadcasting, so inner values may be smaller
 // than the result (each step runs per output element). A group grows from
 // its last node (the root) backwards through producers whose only use is
-// the group, and through small producers read elsewhere too (at most a
-// quarter of the root's elements: a per-channel scale), which it recomputes
-// (their node stays for the other readers, and the root no longer waits
-// for it: one barrier fewer); it stays within the kernel's limits: ≤ 4 distinct tensor
+// the group; it stays within the kernel's limits: ≤ 4 distinct tensor
 // inputs, ≤ 16 instructions, ≤ 7 registers (+1 scratch). Scalar f32
 // constants become inline immediates. The fused node takes the root's place
 // (every input is defined by then) and writes the root's value. Runs after
@@ -28,10 +25,6 @@
 namespace mgc {
 
 namespace {
-
-// A value read outside the group is recomputed inside it only when the
-// root has at least this many times its elements.
-constexpr int64_t kRecomputeRatio = 4;
 
 // May node `n` be a step? f32 in and out (Where: bool condition).
 bool fusable(const Graph& g, const Node& n) {
@@ -103,34 +96,25 @@ void fuseElementwise(Graph& g) {
   for (size_t r = g.nodes.size(); r-- > 0;) {
     if (taken[r] || !fusable(g, g.nodes[r])) continue;
     std::vector<size_t> group = {r};
-    std::set<size_t> recomputed;  // members whose node stays for its other readers
-    const int64_t rootNumel = g.type(g.nodes[r].outputs[0]).numel();
     FusedProgram prog;
     std::vector<ValueId> inputs;
     // Grow: try each producer of a group input, keep it if the limits hold.
-    // A producer read elsewhere too joins as a recomputed copy when its
-    // value is small against the root's (a per-channel scale broadcast over
-    // an activation), and so does everything reached through such a copy.
     for (bool grew = true; grew;) {
       grew = false;
-      std::map<size_t, bool> candidates;  // producer → joins recomputed
+      std::set<size_t> candidates;
       for (size_t idx : group)
         for (ValueId v : g.nodes[idx].inputs) {
           NodeId p = g.value(v).producer;
-          if (p < 0 || taken[size_t(p)] || isOutput[size_t(v)]) continue;
-          if (std::find(group.begin(), group.end(), size_t(p)) != group.end() || !fusable(g, g.nodes[size_t(p)]))
-            continue;
-          const bool copy = uses[size_t(v)] != 1 || recomputed.count(idx);
-          if (copy && g.type(v).numel() * kRecomputeRatio > rootNumel) continue;
-          candidates[size_t(p)] = candidates[size_t(p)] || copy;
+          if (p < 0 || taken[size_t(p)] || uses[size_t(v)] != 1 || isOutput[size_t(v)]) continue;
+          if (std::find(group.begin(), group.end(), size_t(p)) == group.end() && fusable(g, g.nodes[size_t(p)]))
+            candidates.insert(size_t(p));
         }
       for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
         std::vector<size_t> trial = group;
-        trial.push_back(it->first);
+        trial.push_back(*it);
         std::sort(trial.begin(), trial.end());
         if (!buildProgram(g, trial, &prog, &inputs)) continue;
         group = trial;
-        if (it->second) recomputed.insert(it->first);
         grew = true;
         break;
       }
@@ -146,15 +130,7 @@ void fuseElementwise(Graph& g) {
     } catch (const Error&) {
       continue;
     }
-    // Keep the use counts true for the groups still to grow: removed
-    // members stop reading their inputs, the fused node reads its own (an
-    // input of a recomputed copy is read once more).
-    for (size_t idx : group) {
-      if (recomputed.count(idx)) continue;
-      taken[idx] = true;
-      for (ValueId v : g.nodes[idx].inputs) --uses[size_t(v)];
-    }
-    for (ValueId v : node.inputs) ++uses[size_t(v)];
+    for (size_t idx : group) taken[idx] = true;
     fused.emplace_back(r, std::move(node));
   }
   if (fused.empty()) return;
