@@ -39,13 +39,16 @@ uint loadInput(uint k, uint i) {
   return in3[i];
 }
 
+// Integer divisions dominate here: none for an axis the input broadcasts
+// along (stride 0), and none once the outer axes are all 0.
 uint inputIndex(uint k, uint i) {
   if ((p[4] & (1u << k)) != 0) return i;
   uint rem = i, idx = 0;
-  for (int d = 5; d >= 0; --d) {
-    uint dim = p[5 + d];
-    idx += (rem % dim) * p[11 + 6 * k + d];
-    rem /= dim;
+  for (int d = 5; d >= 0 && rem != 0u; --d) {
+    uint dim = p[5 + d], stride = p[11 + 6 * k + d];
+    uint q = rem / dim;
+    if (stride != 0u) idx += (rem - q * dim) * stride;
+    rem = q;
   }
   return idx;
 }

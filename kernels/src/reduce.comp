@@ -23,11 +23,13 @@ layout(std430, set = 0, binding = 2) writeonly buffer Out { uint outv[]; };
 shared uint sharedVal[128];
 shared uint sharedIdx[128];
 
+// One division per axis, and none once the outer axes are all 0.
 uint walk(uint index, uint dims, uint strides) {
   uint off = 0;
-  for (int d = 5; d >= 0; --d) {
-    off += (index % p[dims + d]) * p[strides + d];
-    index /= p[dims + d];
+  for (int d = 5; d >= 0 && index != 0u; --d) {
+    uint q = index / p[dims + d];
+    off += (index - q * p[dims + d]) * p[strides + d];
+    index = q;
   }
   return off;
 }
