@@ -46,7 +46,7 @@ HostTensor fromTypedField(const Field& field, const TensorType& type, const std:
 
 }  // namespace
 
-HostTensor tensorFromProto(const onnx::TensorProto& t, const std::string& what) {
+HostTensor tensorFromProto(const onnx::TensorProto& t, const std::string& what, std::optional<std::string_view> rawData) {
   DType dt;
   if (!dtypeFromOnnx(t.data_type(), &dt))
     throw Error(what + ": element type " + onnxTypeName(t.data_type()) + " is not supported");
@@ -58,8 +58,8 @@ HostTensor tensorFromProto(const onnx::TensorProto& t, const std::string& what) 
   size_t bytes = size_t(n) * dtypeSize(dt);
   TensorType type{dt, shape};
 
-  if (t.has_raw_data()) {
-    const std::string& raw = t.raw_data();
+  if (rawData || t.has_raw_data()) {
+    const std::string_view raw = rawData ? *rawData : std::string_view(t.raw_data());
     if (raw.size() != bytes)
       throw Error(what + ": raw_data has " + std::to_string(raw.size()) + " bytes, expected " + std::to_string(bytes) +
                   " for " + type.str());
