@@ -32,8 +32,18 @@ std::shared_ptr<std::vector<uint8_t>> convertedWords(const HostTensor& t, DType 
   return std::make_shared<std::vector<uint8_t>>(std::move(d.data));
 }
 
+// Blocks OR-ed together (a loop the compiler vectorizes; a byte-wise
+// early-exit scan of AdamW's moments took ~10% of a SmolLM2 train compile).
 bool allZero(const HostTensor& t) {
-  return std::all_of(t.data.begin(), t.data.end(), [](uint8_t b) { return b == 0; });
+  const uint8_t* p = t.data.data();
+  size_t n = t.data.size();
+  constexpr size_t kBlock = 4096;
+  for (; n >= kBlock; n -= kBlock, p += kBlock) {
+    uint8_t any = 0;
+    for (size_t i = 0; i < kBlock; ++i) any |= p[i];
+    if (any) return false;
+  }
+  return std::all_of(p, p + n, [](uint8_t b) { return b == 0; });
 }
 
 mgb::TensorEntry tensorEntry(const Value& val, uint32_t arena, uint64_t offset, uint64_t size) {
