@@ -135,7 +135,8 @@ class GraphImport {
       const onnx::TensorProto& t = gp.initializer(k);
       std::string what = src() + ": initializer '" + t.name() + "'";
       if (im_.values.count(t.name())) throw Error(what + " is defined twice");
-      ValueId v = im_.addConstant(t.name(), tensorFromProto(t, what, rawData_.empty() ? std::nullopt : rawData_[size_t(k)]));
+      const std::optional<std::string_view> raw = rawData_.empty() ? std::nullopt : rawData_[size_t(k)];
+      ValueId v = im_.addConstant(t.name(), tensorFromProto(t, what, raw));
       im_.values[t.name()] = v;
       // Parameters (float, rank >= 1) stay unfolded in training imports.
       if (im_.keepParameters && isFloat(im_.g.type(v).dtype) && im_.g.type(v).rank() >= 1) {

@@ -106,9 +106,16 @@ class Scanner {
       f.end = pos + n;
     };
     switch (f.wireType) {
-      case kVarint: varint(pos, end); f.end = pos; break;
-      case kFixed64: fixed(8); break;
-      case kFixed32: fixed(4); break;
+      case kVarint:
+        varint(pos, end);
+        f.end = pos;
+        break;
+      case kFixed64:
+        fixed(8);
+        break;
+      case kFixed32:
+        fixed(4);
+        break;
       case kLengthDelimited: {
         const uint64_t n = varint(pos, end);
         if (n > end - pos) throw WireError{f.start, "length runs past the end of its message"};
@@ -116,8 +123,11 @@ class Scanner {
         f.end = pos + size_t(n);
         break;
       }
-      case 3: case 4: throw WireError{f.start, "group wire type, which onnx.proto never uses"};
-      default: throw WireError{f.start, "invalid wire type"};
+      case 3:
+      case 4:
+        throw WireError{f.start, "group wire type, which onnx.proto never uses"};
+      default:
+        throw WireError{f.start, "invalid wire type"};
     }
     return f;
   }

@@ -70,7 +70,8 @@ HostTensor copyRaw(const TensorType& type, std::string_view raw) {
 
 }  // namespace
 
-HostTensor tensorFromProto(const onnx::TensorProto& t, const std::string& what, std::optional<std::string_view> rawData) {
+HostTensor tensorFromProto(const onnx::TensorProto& t, const std::string& what,
+                           std::optional<std::string_view> rawData) {
   DType dt;
   if (!dtypeFromOnnx(t.data_type(), &dt))
     throw Error(what + ": element type " + onnxTypeName(t.data_type()) + " is not supported");

@@ -194,7 +194,8 @@ TEST_CASE("the checksum of a file in pieces equals that of the whole file", "[fo
       mgb::BundleChecksum sum;
       for (size_t at = 0; at < n;) {
         const size_t len = std::min<size_t>(n - at, rng() % 20);
-        const bool zeros = std::all_of(file.begin() + long(at), file.begin() + long(at + len), [](uint8_t b) { return b == 0; });
+        const bool zeros =
+            std::all_of(file.begin() + long(at), file.begin() + long(at + len), [](uint8_t b) { return b == 0; });
         sum.add(zeros && rng() % 2 ? nullptr : file.data() + at, len);
         at += len;
       }
