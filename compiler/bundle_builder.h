@@ -19,6 +19,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,10 @@ class BundleBuilder {
   }
   // The self-check of one entry point (compiler/self_check.h).
   void setCheck(mgb::CheckEntry check) { spec_.check = std::move(check); }
-  // Arenas, data section, state list; writes the bundle.
-  std::vector<uint8_t> finish(std::vector<PhaseTime>* phases);
+  // Arenas, data section, state list; lays the bundle out. `assemble`: the
+  // whole file in BundleImage::bytes; else the data section stays in
+  // pieces that point into the graphs' constants (and keep them alive).
+  mgb::BundleImage finish(std::vector<PhaseTime>* phases, bool assemble = true);
 
   const std::vector<EntryPointStats>& stats() const { return stats_; }
   uint64_t stateBytes() const { return stateBytes_; }
@@ -74,18 +77,34 @@ class BundleBuilder {
   ReportBuilder* report_;
   mgb::BundleSpec spec_;
   std::map<std::string, uint32_t> kernelIndex_;
-  std::vector<uint8_t> weights_;           // arena 0 contents so far
+  // The data section is planned as pieces, each one tensor's bytes in its
+  // device dtype at an offset of its arena, left where they are (the
+  // graph's constant, shared) until the file image is written: the weights
+  // are copied once, into the file, not into an arena image first.
+  struct DataPiece {
+    uint64_t offset = 0;
+    std::shared_ptr<const void> keep;  // owns `data`
+    const uint8_t* data = nullptr;
+    uint64_t size = 0;
+  };
+  static DataPiece devicePiece(const std::shared_ptr<const HostTensor>& t, DType dev, uint64_t offset);
+  // Pieces in offset order with zero bytes between them, up to `end`.
+  static void appendSpans(const std::vector<DataPiece>& pieces, uint64_t end, std::vector<mgb::DataSpan>& out);
+  std::vector<DataPiece> weights_;  // arena 0 contents so far
+  uint64_t weightsBytes_ = 0;       // arena 0 size so far
   // Constants already in weights_, by name: a later entry point's constant
   // with the same name, type and bytes reads the same slot (prefill and
   // decode share their weights; so do train_step and infer).
   struct WrittenConstant {
     TensorType type;
     uint64_t offset = 0, size = 0;
+    size_t piece = 0;  // in weights_
   };
   std::map<std::string, WrittenConstant> written_;
   std::map<std::string, StateSlot> state_;  // by name
   std::vector<std::string> stateOrder_;
-  std::vector<uint8_t> stateInit_;
+  std::vector<DataPiece> stateInit_;  // states with nonzero initial values
+  uint64_t stateInitBytes_ = 0;       // to the end of the last of them
   uint64_t stateBytes_ = 0;
   uint64_t activationBytes_ = 0;
   int totalBarriers_ = 0;

@@ -99,7 +99,9 @@ ProgramResult compileProgram(Program program, const CompileOptions& opts, const 
   for (const EntryPoint& e : program.entryPoints) builder.addEntryPoint(e.name, e.graph, &r.compile.phases);
   builder.setTokenizer(std::move(program.tokenizer), std::move(program.eosTokenIds));
   if (opts.embedCheck) embedSelfCheck(program, opts, &builder, &r.compile);
-  r.compile.bundle = builder.finish(&r.compile.phases);
+  mgb::BundleImage image = builder.finish(&r.compile.phases, opts.assembleBundle);
+  if (opts.assembleBundle) r.compile.bundle = std::move(image.bytes);
+  else r.compile.pieces = std::move(image);
   r.stats = builder.stats();
   r.stateBytes = builder.stateBytes();
   r.entryPoints = std::move(program.entryPoints);

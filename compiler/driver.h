@@ -28,10 +28,15 @@ struct CompileOptions {
   // into the bundle (compiler/self_check.h), with this tolerance.
   bool embedCheck = false;
   double checkTolerance = kDefaultCheckTolerance;
+  // false: CompileResult::bundle stays empty and CompileResult::pieces holds
+  // the file, its weights left in the compiled constants (`mgc compile`
+  // writes them to the file from there: one copy of the weights fewer).
+  bool assembleBundle = true;
 };
 
 struct CompileResult {
-  std::vector<uint8_t> bundle;        // the .mgb file image
+  std::vector<uint8_t> bundle;        // the .mgb file image (empty: see CompileOptions::assembleBundle)
+  mgb::BundleImage pieces;            // the file in pieces when not assembled
   std::vector<PhaseTime> phases;      // time per compile phase
   std::string reportJson;             // machine-readable report (see docs/cli.md)
   std::string summary;                // short human summary

@@ -30,7 +30,7 @@ void ReportBuilder::recordMemory(const MemoryPlan& m) { mem_ = m; }
 
 void ReportBuilder::recordBundle(const mgb::BundleSpec& spec, size_t fileBytes, int barriers) {
   fileBytes_ = fileBytes;
-  weightsBytes_ = spec.weights.size();
+  weightsBytes_ = mgb::dataSectionSize(spec);
   kernels_ = int(spec.kernels.size());
   for (const auto& k : spec.kernels)
     for (const auto& v : k.variants) spirvBytes_ += v.spirv.size() * 4, mslBytes_ += v.msl.size();

@@ -30,26 +30,73 @@ inline uint64_t fnv1a(const uint8_t* p, size_t n, uint64_t h = 14695981039346656
   return h;
 }
 
-// Checksum of a whole file image, treating the checksum field as zero.
-// FNV-1a steps over 64-bit little-endian words in four interleaved lanes
-// (fast enough for 100 MB of weights), then the tail bytes. Each step is a
-// bijection of the lane state, so any change to a single word changes the
-// result. It detects corruption; it is not a signature.
-inline uint64_t bundleChecksum(const uint8_t* file, size_t n) {
-  constexpr uint64_t kPrime = 1099511628211ull;
-  constexpr size_t kChecksumWord = offsetof(Header, checksum) / 8;
-  static_assert(offsetof(Header, checksum) % 8 == 0, "checksum must be word aligned");
-  if (n < kHeaderSize) return 0;
-  uint64_t lane[4] = {1469598103934665603ull, 0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull};
-  size_t words = n / 8;
-  for (size_t i = 0; i < words; ++i) {
-    uint64_t w = 0;
-    if (i != kChecksumWord) std::memcpy(&w, file + 8 * i, 8);
-    lane[i & 3] = (lane[i & 3] ^ w) * kPrime;
+// Checksum of a file image, treating the checksum field as zero, fed in
+// pieces (the writer checksums the weights where they lie, without an
+// assembled image). FNV-1a steps over 64-bit little-endian words in four
+// interleaved lanes (fast enough for 100 MB of weights), then the tail
+// bytes. Each step is a bijection of the lane state, so any change to a
+// single word changes the result. It detects corruption; it is not a
+// signature.
+class BundleChecksum {
+ public:
+  // The next `n` bytes of the file; p == nullptr: `n` zero bytes.
+  void add(const uint8_t* p, size_t n) {
+    total_ += n;
+    while (n > 0 && pending_ > 0) {  // complete a word split across pieces
+      tail_[pending_++] = p ? *p++ : 0;
+      --n;
+      if (pending_ == 8) {
+        uint64_t w;
+        std::memcpy(&w, tail_, 8);
+        step(w);
+        pending_ = 0;
+      }
+    }
+    // Whole words, with the lanes in locals (p may alias any member).
+    uint64_t lane[4] = {lane_[0], lane_[1], lane_[2], lane_[3]};
+    uint64_t i = words_;
+    for (; n >= 8; n -= 8, ++i) {
+      uint64_t w = 0;
+      if (p) {
+        std::memcpy(&w, p, 8);
+        p += 8;
+      }
+      if (i == kChecksumWord) w = 0;
+      lane[i & 3] = (lane[i & 3] ^ w) * kPrime;
+    }
+    std::memcpy(lane_, lane, sizeof lane);
+    words_ = i;
+    for (; n > 0; --n) tail_[pending_++] = p ? *p++ : 0;
   }
-  uint64_t h = fnv1a(file + 8 * words, n - 8 * words, lane[0]);
-  for (int k = 1; k < 4; ++k) h = (h ^ lane[k]) * kPrime;
-  return h ^ uint64_t(n);
+  // 0 for a file shorter than its header.
+  uint64_t finish() const {
+    if (total_ < kHeaderSize) return 0;
+    uint64_t h = fnv1a(tail_, pending_, lane_[0]);
+    for (int k = 1; k < 4; ++k) h = (h ^ lane_[k]) * kPrime;
+    return h ^ total_;
+  }
+
+ private:
+  static constexpr uint64_t kPrime = 1099511628211ull;
+  static constexpr uint64_t kChecksumWord = offsetof(Header, checksum) / 8;
+  static_assert(offsetof(Header, checksum) % 8 == 0, "checksum must be word aligned");
+  uint64_t lane_[4] = {1469598103934665603ull, 0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull};
+  uint64_t words_ = 0, total_ = 0;
+  uint8_t tail_[8] = {};
+  size_t pending_ = 0;  // bytes in tail_
+
+  void step(uint64_t w) {
+    if (words_ == kChecksumWord) w = 0;
+    lane_[words_ & 3] = (lane_[words_ & 3] ^ w) * kPrime;
+    ++words_;
+  }
+};
+
+// The checksum of a whole file image.
+inline uint64_t bundleChecksum(const uint8_t* file, size_t n) {
+  BundleChecksum c;
+  c.add(file, n);
+  return c.finish();
 }
 
 }  // namespace mgb

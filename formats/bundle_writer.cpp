@@ -99,7 +99,29 @@ std::vector<uint8_t> buildManifest(const BundleSpec& spec) {
 
 }  // namespace
 
-std::vector<uint8_t> writeBundle(const BundleSpec& spec) {
+uint64_t dataSectionSize(const BundleSpec& spec) {
+  uint64_t n = spec.weights.size();
+  for (const DataSpan& s : spec.spans) n += s.size;
+  return n;
+}
+
+uint64_t BundleImage::size() const {
+  uint64_t n = bytes.size();
+  for (const DataSpan& s : rest) n += s.size;
+  return n;
+}
+
+void BundleImage::assemble() {
+  // One growth, no zero fill first: the weights are most of the file.
+  bytes.reserve(size_t(size()));
+  for (const DataSpan& s : rest) {
+    if (s.data) bytes.insert(bytes.end(), s.data, s.data + s.size);
+    else bytes.resize(bytes.size() + size_t(s.size), 0);
+  }
+  rest.clear();
+}
+
+BundleImage layOutBundle(const BundleSpec& spec) {
   const std::vector<uint8_t> manifest = buildManifest(spec);
 
   Header h;
@@ -109,22 +131,33 @@ std::vector<uint8_t> writeBundle(const BundleSpec& spec) {
   h.manifest_offset = kHeaderSize;  // 64: already 8-aligned for the FlatBuffer
   h.manifest_size = manifest.size();
   h.weights_offset = alignUp(h.manifest_offset + h.manifest_size, kWeightsAlign);
-  h.weights_size = spec.weights.size();
+  h.weights_size = dataSectionSize(spec);
   h.file_size = h.weights_offset + h.weights_size;
 
-  // Appended piece by piece (no zero fill of the whole image first: the
-  // weights are most of it); padding bytes are zero.
-  std::vector<uint8_t> file;
-  file.reserve(size_t(h.file_size));
-  file.resize(size_t(h.manifest_offset), 0);
-  file.insert(file.end(), manifest.begin(), manifest.end());
-  file.resize(size_t(h.weights_offset), 0);
-  file.insert(file.end(), spec.weights.begin(), spec.weights.end());
-  std::memcpy(file.data(), &h, sizeof h);
+  // Header, manifest and padding (zero) in `bytes`; the data section stays
+  // where it is, checksummed in place.
+  BundleImage image;
+  std::vector<uint8_t>& head = image.bytes;
+  head.reserve(size_t(h.weights_offset));
+  head.resize(size_t(h.manifest_offset), 0);
+  head.insert(head.end(), manifest.begin(), manifest.end());
+  head.resize(size_t(h.weights_offset), 0);
+  std::memcpy(head.data(), &h, sizeof h);
+  if (!spec.weights.empty()) image.rest.push_back({spec.weights.data(), spec.weights.size(), nullptr});
+  image.rest.insert(image.rest.end(), spec.spans.begin(), spec.spans.end());
 
-  h.checksum = bundleChecksum(file.data(), file.size());
-  std::memcpy(file.data() + offsetof(Header, checksum), &h.checksum, sizeof h.checksum);
-  return file;
+  BundleChecksum sum;
+  sum.add(head.data(), head.size());
+  for (const DataSpan& s : image.rest) sum.add(s.data, size_t(s.size));
+  h.checksum = sum.finish();
+  std::memcpy(head.data() + offsetof(Header, checksum), &h.checksum, sizeof h.checksum);
+  return image;
+}
+
+std::vector<uint8_t> writeBundle(const BundleSpec& spec) {
+  BundleImage image = layOutBundle(spec);
+  image.assemble();
+  return std::move(image.bytes);
 }
 
 }  // namespace mgb

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,15 @@ struct CheckEntry {
   double tolerance = 0;
 };
 
+// A piece of the data section that stays where it is (a compiler's
+// constant) until the file is written, so that large weights are not copied
+// into an image first; data == nullptr stands for `size` zero bytes.
+struct DataSpan {
+  const uint8_t* data = nullptr;
+  uint64_t size = 0;
+  std::shared_ptr<const void> keep;  // owns `data`, or null when the caller keeps it alive
+};
+
 struct BundleSpec {
   std::string producer;
   std::vector<KernelEntry> kernels;
@@ -81,13 +91,35 @@ struct BundleSpec {
   // The file's data section: the initial contents of the Weights arena
   // (arena 0, its first arenas[0].size bytes), then the initial bytes of any
   // State arena (ArenaEntry::initOffset/initSize).
+  // It is `weights` followed by the bytes of `spans`.
   std::vector<uint8_t> weights;
+  std::vector<DataSpan> spans;
   std::vector<uint32_t> state;  // indices into tensors: the named state tensors
   std::string tokenizer;             // tokenizer.json text, or empty: none
   std::vector<int64_t> eosTokenIds;  // ids that end a generation, or empty
   CheckEntry check;                  // --embed-check, or empty
 };
 
+// Bytes of the data section: weights.size() plus every span's size.
+uint64_t dataSectionSize(const BundleSpec& spec);
+
+// A bundle file laid out and checksummed: `bytes` (the header, the manifest,
+// padding, and whatever of the data section has been copied in) followed by
+// the spans of `rest`. `mgc compile` writes the pieces to the file as they
+// are; assemble() copies them into `bytes`, for a bundle used in memory.
+struct BundleImage {
+  std::vector<uint8_t> bytes;
+  std::vector<DataSpan> rest;
+
+  uint64_t size() const;
+  void assemble();
+};
+
+// The spans point where the spec's spans do, and into spec.weights (keep
+// the spec alive, or assemble(), while they are used).
+BundleImage layOutBundle(const BundleSpec& spec);
+
+// layOutBundle, assembled: the file image in one vector.
 std::vector<uint8_t> writeBundle(const BundleSpec& spec);
 
 }  // namespace mgb

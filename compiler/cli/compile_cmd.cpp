@@ -18,7 +18,10 @@ namespace mgc {
 
 namespace {
 
-bool writeFileAtomically(const std::string& path, const void* data, size_t size, std::string* err) {
+// `bytes`, then the spans of `rest` (zero spans as zeros), to `path` by way
+// of a temporary file, so that a failed write leaves no partial bundle.
+bool writeFileAtomically(const std::string& path, const void* bytes, size_t size, std::string* err,
+                         const std::vector<mgb::DataSpan>& rest = {}) {
   std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
@@ -26,9 +29,16 @@ bool writeFileAtomically(const std::string& path, const void* data, size_t size,
       *err = path + ": cannot write file";
       return false;
     }
-    f.write(static_cast<const char*>(data), std::streamsize(size));
+    f.write(static_cast<const char*>(bytes), std::streamsize(size));
+    static const char kZeros[4096] = {};
+    for (const mgb::DataSpan& s : rest) {
+      if (s.data) f.write(reinterpret_cast<const char*>(s.data), std::streamsize(s.size));
+      for (uint64_t left = s.data ? 0 : s.size; left > 0 && f; left -= std::min<uint64_t>(left, sizeof kZeros))
+        f.write(kZeros, std::streamsize(std::min<uint64_t>(left, sizeof kZeros)));
+    }
     if (!f) {
       *err = path + ": write failed";
+      std::remove(tmp.c_str());
       return false;
     }
   }
@@ -131,6 +141,7 @@ int compileMain(int argc, char** argv) {
   opts.frontend.seqLen = seqLen;
   opts.embedCheck = embedCheck;
   opts.checkTolerance = checkTolerance;
+  opts.assembleBundle = false;  // written from the pieces below
   if (!parseWeightFormat(weights, &opts.frontend.linear.format)) {
     std::fprintf(stderr, "mgc compile: error: --weights '%s' is not one of f32, f16, int8, int4, ternary\n", weights.c_str());
     return kExitUsage;
@@ -164,7 +175,7 @@ int compileMain(int argc, char** argv) {
   }
   for (const std::string& w : r.warnings) std::fprintf(stderr, "mgc compile: warning: %s\n", w.c_str());
   std::string err;
-  if (!writeFileAtomically(output, r.bundle.data(), r.bundle.size(), &err) ||
+  if (!writeFileAtomically(output, r.pieces.bytes.data(), r.pieces.bytes.size(), &err, r.pieces.rest) ||
       (!reportPath.empty() && !writeFileAtomically(reportPath, r.reportJson.data(), r.reportJson.size(), &err))) {
     std::fprintf(stderr, "mgc compile: error: %s\n", err.c_str());
     return kExitIo;

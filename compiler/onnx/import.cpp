@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "compiler/onnx/importer.h"
+#include "compiler/onnx/initializer_bytes.h"
 #include "compiler/onnx/tensor_proto.h"
 #include "formats/file_read.h"
 
@@ -64,7 +65,11 @@ std::string declaredShape(const onnx::TypeProto::Tensor& tt) {
 
 class GraphImport {
  public:
-  GraphImport(const std::string& source, const onnx::ModelProto& m, const ImportOptions& opts) : im_(source), model_(m) {
+  // `rawData`: the initializers' raw_data taken out before parsing
+  // (SplitModel::rawData), or empty when the model was parsed whole.
+  GraphImport(const std::string& source, const onnx::ModelProto& m,
+              const std::vector<std::optional<std::string_view>>& rawData, const ImportOptions& opts)
+      : im_(source), model_(m), rawData_(rawData) {
     im_.keepParameters = opts.keepParameters;
   }
 
@@ -87,6 +92,7 @@ class GraphImport {
  private:
   Importer im_;
   const onnx::ModelProto& model_;
+  const std::vector<std::optional<std::string_view>>& rawData_;
   std::map<std::string, int> opsets_;  // domain ("" = default) → version
   std::map<std::string, const onnx::ValueInfoProto*> declared_;
   std::set<std::string> unknown_;  // values downstream of a node that failed
@@ -122,10 +128,15 @@ class GraphImport {
 
   void bindInitializers(const onnx::GraphProto& gp) {
     if (gp.sparse_initializer_size() > 0) throw Error(src() + ": sparse initializers are not supported");
-    for (const onnx::TensorProto& t : gp.initializer()) {
+    if (!rawData_.empty() && rawData_.size() != size_t(gp.initializer_size()))
+      throw Error(src() + ": internal error: the wire scan found " + std::to_string(rawData_.size()) +
+                  " initializers, protobuf " + std::to_string(gp.initializer_size()));
+    for (int k = 0; k < gp.initializer_size(); ++k) {
+      const onnx::TensorProto& t = gp.initializer(k);
       std::string what = src() + ": initializer '" + t.name() + "'";
       if (im_.values.count(t.name())) throw Error(what + " is defined twice");
-      ValueId v = im_.addConstant(t.name(), tensorFromProto(t, what));
+      const std::optional<std::string_view> raw = rawData_.empty() ? std::nullopt : rawData_[size_t(k)];
+      ValueId v = im_.addConstant(t.name(), tensorFromProto(t, what, raw));
       im_.values[t.name()] = v;
       // Parameters (float, rank >= 1) stay unfolded in training imports.
       if (im_.keepParameters && isFloat(im_.g.type(v).dtype) && im_.g.type(v).rank() >= 1) {
@@ -243,12 +254,27 @@ Graph importOnnxBytes(const void* data, size_t size, const std::string& sourceNa
 Graph importOnnxBytes(const void* data, size_t size, const std::string& sourceName, const ImportOptions& opts) {
   if (size > size_t(INT_MAX))
     throw Error(sourceName + ": file is larger than 2 GiB (ONNX external data is not supported)");
+  // Protobuf parses the model without its weights; the weights are read
+  // once, from `data`, into the graph's constants.
+  SplitModel split;
+  const std::string wireProblem = splitInitializerBytes(data, size, split);
   onnx::ModelProto model;
-  if (!model.ParseFromArray(data, int(size)))
-    throw Error(sourceName + ": not an ONNX model (protobuf parse failed: not ONNX, or truncated/corrupt)");
+  bool parsed;
+  if (wireProblem.empty() && !split.stripped.empty()) {
+    parsed = model.ParseFromArray(split.stripped.data(), int(split.stripped.size()));
+    std::string().swap(split.stripped);
+  } else {
+    // Nothing to take out, or bytes the scan does not accept: protobuf
+    // reads them as they are (and fails on them as before).
+    split.rawData.clear();
+    parsed = model.ParseFromArray(data, int(size));
+  }
+  if (!parsed)
+    throw Error(sourceName + ": not an ONNX model (protobuf parse failed" +
+                (wireProblem.empty() ? std::string(": not ONNX, or truncated/corrupt") : " at " + wireProblem) + ")");
   if (!model.has_graph() || model.ir_version() <= 0)
     throw Error(sourceName + ": not an ONNX model (no graph or no ir_version)");
-  return GraphImport(sourceName, model, opts).run();
+  return GraphImport(sourceName, model, split.rawData, opts).run();
 }
 
 Graph importOnnx(const std::string& path) { return importOnnx(path, ImportOptions{}); }

@@ -27,8 +27,9 @@ class Builder {
   ValueId mulK(ValueId a, double k, const std::string& n) { return mul(a, scalar(k), n); }
 
   ValueId state(const std::string& name, const TensorType& t, double init) {
-    HostTensor h(t);
-    for (int64_t i = 0; i < h.numel(); ++i) h.setF(i, init);
+    HostTensor h(t);  // zeros: AdamW's moments stay as they are (a model's worth of elements each)
+    if (init != 0)
+      for (int64_t i = 0, n = h.numel(); i < n; ++i) h.setF(i, init);
     if (g_.find(name) != kNoValue) throw Error("optimizer: state name '" + name + "' is already taken");
     return g_.addState(name, std::move(h));
   }

@@ -1,8 +1,11 @@
-// The bundle writer: layout, determinism, checksum and a manifest that the
-// FlatBuffers verifier accepts.
+// The bundle writer: layout, determinism, checksum (whole and in pieces), a
+// data section in spans, and a manifest that the FlatBuffers verifier accepts.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <random>
 
 #include "formats/bundle_layout.h"
 #include "formats/bundle_writer.h"
@@ -155,4 +158,83 @@ TEST_CASE("a bundle without weights still has a well-formed empty section", "[fo
   CHECK(h.weights_size == 0);
   CHECK(h.weights_offset == f.size());
   CHECK(h.weights_offset % mgb::kWeightsAlign == 0);
+}
+
+namespace {
+
+// bundleChecksum as formats/bundle_layout.h stated it before it took the
+// file in pieces: whole-buffer words in four lanes, then the tail.
+uint64_t referenceChecksum(const uint8_t* file, size_t n) {
+  constexpr uint64_t kPrime = 1099511628211ull;
+  if (n < mgb::kHeaderSize) return 0;
+  uint64_t lane[4] = {1469598103934665603ull, 0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull};
+  const size_t words = n / 8;
+  for (size_t i = 0; i < words; ++i) {
+    uint64_t w = 0;
+    if (i != offsetof(mgb::Header, checksum) / 8) std::memcpy(&w, file + 8 * i, 8);
+    lane[i & 3] = (lane[i & 3] ^ w) * kPrime;
+  }
+  uint64_t h = mgb::fnv1a(file + 8 * words, n - 8 * words, lane[0]);
+  for (int k = 1; k < 4; ++k) h = (h ^ lane[k]) * kPrime;
+  return h ^ uint64_t(n);
+}
+
+}  // namespace
+
+TEST_CASE("the checksum of a file in pieces equals that of the whole file", "[formats]") {
+  std::mt19937 rng(3);
+  for (size_t n : {size_t(0), size_t(63), size_t(64), size_t(65), size_t(200), size_t(1001)}) {
+    std::vector<uint8_t> file(n);
+    for (uint8_t& b : file) b = uint8_t(rng());
+    // Zero runs, which a piece may stand for with a null pointer.
+    for (size_t k = 0; k < n; k += 97) std::fill(file.begin() + long(k), file.begin() + long(std::min(n, k + 13)), 0);
+    INFO("n = " << n);
+    CHECK(mgb::bundleChecksum(file.data(), n) == referenceChecksum(file.data(), n));
+    for (int round = 0; round < 50; ++round) {
+      mgb::BundleChecksum sum;
+      for (size_t at = 0; at < n;) {
+        const size_t len = std::min<size_t>(n - at, rng() % 20);
+        const bool zeros =
+            std::all_of(file.begin() + long(at), file.begin() + long(at + len), [](uint8_t b) { return b == 0; });
+        sum.add(zeros && rng() % 2 ? nullptr : file.data() + at, len);
+        at += len;
+      }
+      CHECK(sum.finish() == referenceChecksum(file.data(), n));
+    }
+  }
+}
+
+TEST_CASE("a data section in spans writes the same file as one in `weights`", "[formats]") {
+  const mgb::BundleSpec whole = sampleSpec();
+  const std::vector<uint8_t> expected = mgb::writeBundle(whole);
+  // The sample's 12 data bytes as pieces: 5 in `weights`, 7 in a span that
+  // owns them.
+  mgb::BundleSpec split = whole;
+  split.weights.assign(whole.weights.begin(), whole.weights.begin() + 5);
+  auto rest = std::make_shared<std::vector<uint8_t>>(whole.weights.begin() + 5, whole.weights.end());
+  split.spans.push_back({rest->data(), rest->size(), rest});
+  CHECK(mgb::dataSectionSize(split) == 12);
+  CHECK(mgb::writeBundle(split) == expected);
+
+  // Laid out but not assembled: the header and manifest in `bytes`, the
+  // data section in spans pointing where the spec's bytes are.
+  mgb::BundleImage image = mgb::layOutBundle(split);
+  CHECK(image.size() == expected.size());
+  CHECK(image.bytes.size() == expected.size() - 12);
+  REQUIRE(image.rest.size() == 2);
+  CHECK(image.rest[0].data == split.weights.data());
+  CHECK(image.rest[1].data == rest->data());
+  image.assemble();
+  CHECK(image.rest.empty());
+  CHECK(image.bytes == expected);
+
+  // A zero span writes zeros, and the checksum covers them.
+  mgb::BundleSpec zeros = whole;
+  zeros.weights.assign(7, 0);
+  mgb::BundleSpec zeroSpan = whole;
+  zeroSpan.weights.clear();
+  zeroSpan.spans.push_back({nullptr, 7, nullptr});
+  const std::vector<uint8_t> f = mgb::writeBundle(zeroSpan);
+  CHECK(f == mgb::writeBundle(zeros));
+  CHECK(header(f).checksum == referenceChecksum(f.data(), f.size()));
 }
