@@ -19,6 +19,7 @@ const std::vector<Pass>& graphPipeline() {
       {"canonicalize", canonicalize},
       {"canonicalize-patterns", canonicalizePatterns},
       {"const-fold", constFold},
+      {"conv1x1-grads", conv1x1Grads},
       {"split-long-rows", splitLongRows},
       {"fuse-conv-epilogue", fuseConvEpilogue},
       {"fuse-prologue", fusePrologue},
