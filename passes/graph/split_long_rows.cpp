@@ -18,6 +18,18 @@
 // kFewRows and at least kLongRow long, with a chunk length in [64, 512]
 // dividing them. Runs after canonicalize-patterns (which would fold the
 // written-out layer_norm back).
+//
+// A sum / mean over leading and trailing axes with few outputs and a long
+// extent (BatchNorm's statistics in training: [N, C, H, W] over (0, 2, 3),
+// one workgroup per channel walking N·H·W values) has the trailing run of
+// reduced axes (H·W) cut the same way, the first step over the chunks,
+// the second over the chunk results and the leading reduced axes:
+//
+//   %m = reduce_mean(%x) {axes = [0, 2, 3], keepdims = 1} : f32[1,64,1,1]   (x: f32[4,64,56,56])
+//     →  %x4 = reshape(%x) {shape = [4, 64, 7, 448]}
+//        %m1 = reduce_mean(%x4) {axes = [3], keepdims = 0} : f32[4,64,7]
+//        %m2 = reduce_mean(%m1) {axes = [0, 2], keepdims = 0} : f32[64]
+//        %m = reshape(%m2) {shape = [1, 64, 1, 1]}
 #include <algorithm>
 
 #include "passes/graph/passes.h"
@@ -27,6 +39,9 @@ namespace mgc {
 namespace {
 
 constexpr int64_t kFewRows = 128, kLongRow = 4096;
+// Outputs below which a reduction over leading and trailing axes is split
+// (its outputs' workgroups would leave most of a large GPU idle).
+constexpr int64_t kFewOutputs = 1024;
 
 // The chunk length for rows of D values: the largest divisor of D in
 // [64, 512], or 0.
@@ -113,6 +128,53 @@ void splitNorm(Graph& g, const Node& n, const Split& s) {
   e.finish(Op::Reshape, {y}, n.outputs[0], {{"shape", std::vector<int64_t>(x.shape)}});
 }
 
+// A sum / mean over axes `axes` (sorted, normalized) of x that include the
+// last axis and some axis before the trailing run, with fewer than
+// kFewOutputs outputs and at least kLongRow values each: the trailing run
+// [first, rank) cut into chunks of L (D = its length).
+struct StridedSplit {
+  int64_t first = -1, runLength = 0, chunk = 0;
+};
+StridedSplit stridedSplitOf(const TensorType& x, std::vector<int64_t> axes) {
+  StridedSplit s;
+  const int64_t rank = x.rank();
+  if (x.dtype != DType::F32 || axes.empty() || x.numel() == 0) return s;
+  for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+  std::sort(axes.begin(), axes.end());
+  if (axes.back() != rank - 1) return s;
+  int64_t first = rank - 1;
+  while (first > 0 && std::binary_search(axes.begin(), axes.end(), first - 1)) --first;
+  if (axes.front() >= first) return s;  // trailing only: splitOf's case
+  int64_t extent = 1, run = 1;
+  for (int64_t a : axes) extent *= x.shape[size_t(a)];
+  for (int64_t d = first; d < rank; ++d) run *= x.shape[size_t(d)];
+  if (extent < kLongRow || x.numel() / extent >= kFewOutputs) return s;
+  const int64_t L = chunkLength(run);
+  if (L == 0 || L == run) return s;
+  s.first = first;
+  s.runLength = run;
+  s.chunk = L;
+  return s;
+}
+
+void splitStridedReduce(Graph& g, const Node& n, const StridedSplit& s) {
+  Emitter e{g, n.name};
+  const Shape& xs = g.type(n.inputs[0]).shape;
+  Shape cut(xs.begin(), xs.begin() + s.first);
+  cut.push_back(s.runLength / s.chunk);
+  cut.push_back(s.chunk);
+  ValueId r1 = e.reduce(n.op, e.reshape(n.inputs[0], cut), s.first + 1, false);
+  std::vector<int64_t> rest;
+  for (int64_t a : n.ints("axes"))
+    if ((a < 0 ? a + int64_t(xs.size()) : a) < s.first) rest.push_back(a < 0 ? a + int64_t(xs.size()) : a);
+  std::sort(rest.begin(), rest.end());
+  rest.push_back(s.first);
+  const Attrs second{{"axes", rest}, {"keepdims", int64_t(0)}};
+  if (n.i("keepdims", 1) == 0) return e.finish(n.op, {r1}, n.outputs[0], second);
+  ValueId r2 = e.op(n.op, {r1}, second);
+  e.finish(Op::Reshape, {r2}, n.outputs[0], {{"shape", std::vector<int64_t>(g.type(n.outputs[0]).shape)}});
+}
+
 }  // namespace
 
 void splitLongRows(Graph& g) {
@@ -124,8 +186,10 @@ void splitLongRows(Graph& g) {
   for (Node& n : old) {
     const TensorType& x = n.inputs.empty() || n.inputs[0] == kNoValue ? TensorType{} : g.type(n.inputs[0]);
     if (n.op == Op::ReduceSum || n.op == Op::ReduceMean) {
-      const Split s = splitOf(x, trailingAxes(n.ints("axes", {{}}), x.rank()));
+      const std::vector<int64_t> axes = n.ints("axes", {{}});
+      const Split s = splitOf(x, trailingAxes(axes, x.rank()));
       if (s.chunk) splitReduce(g, n, s);
+      else if (const StridedSplit t = stridedSplitOf(x, axes); t.chunk) splitStridedReduce(g, n, t);
     } else if (n.op == Op::LayerNorm || n.op == Op::RMSNorm) {
       const int64_t axis = n.i("axis", -1) < 0 ? n.i("axis", -1) + x.rank() : n.i("axis", -1);
       const Split s = splitOf(x, axis);

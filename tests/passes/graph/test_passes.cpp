@@ -258,6 +258,41 @@ TEST_CASE("split-long-rows keeps means, sums and layer_norm equal", "[passes][sp
   CHECK(maxDifference(before, g) < 1e-4);
 }
 
+TEST_CASE("split-long-rows keeps BatchNorm's statistics over (0, 2, 3) equal", "[passes][split-long-rows]") {
+  Graph g = parseGraph(R"(graph @stats(%x: f32[2,3,40,64]) {
+  %m = reduce_mean(%x) {axes = [0, 2, 3], keepdims = 1} : f32[1,3,1,1]
+  %s = reduce_sum(%x) {axes = [0, 2, 3], keepdims = 0} : f32[3]
+  %t = reduce_sum(%x) {axes = [0, 3], keepdims = 0} : f32[3,40]
+  return %m, %s, %t
+})",
+                       "stats.mgir");
+  Graph before = g;
+  findPass("split-long-rows")->run(g);
+  verifyGraph(g);
+  int reduces = 0;
+  for (const Node& n : g.nodes) reduces += n.op == Op::ReduceSum || n.op == Op::ReduceMean;
+  CHECK(reduces == 2 + 2 + 1);  // %t has 120 outputs of 128 values: whole
+  CHECK(maxDifference(before, g) < 1e-3);
+}
+
+TEST_CASE("conv1x1-grads computes the convolution gradients it replaces", "[passes][conv1x1-grads]") {
+  Graph g = parseGraph(R"(graph @grads(%x: f32[2,6,16,16], %dy: f32[2,5,16,16], %w: f32[5,6,1,1], %x1: f32[1,6,3,4], %dy1: f32[1,5,3,4]) {
+  %dx = conv_grad_input(%dy, %w) {shape = [2, 6, 16, 16]} : f32[2,6,16,16]
+  %dw = conv_grad_weight(%x, %dy) {shape = [5, 6, 1, 1]} : f32[5,6,1,1]
+  %dx1 = conv_grad_input(%dy1, %w) {shape = [1, 6, 3, 4]} : f32[1,6,3,4]
+  %dw1 = conv_grad_weight(%x1, %dy1) {shape = [5, 6, 1, 1]} : f32[5,6,1,1]
+  return %dx, %dw, %dx1, %dw1
+})",
+                       "grads.mgir");
+  Graph before = g;
+  findPass("conv1x1-grads")->run(g);
+  verifyGraph(g);
+  const std::vector<Op> ops = opsOf(g);
+  CHECK(std::count(ops.begin(), ops.end(), Op::MatMul) == 4);
+  CHECK(std::count(ops.begin(), ops.end(), Op::ConvGradInput) + std::count(ops.begin(), ops.end(), Op::ConvGradWeight) == 0);
+  CHECK(maxDifference(before, g) < 1e-3);
+}
+
 TEST_CASE("fuse-attention-cache computes the attention and the cache rows it replaces", "[passes][fuse-attention-cache]") {
   // A prefill chunk of 2 tokens, 4 query heads over 2 K/V heads, a cache of
   // 6 rows with old contents, as compiler/hf/llama.cpp builds it.
