@@ -168,7 +168,8 @@ std::vector<uint32_t> encodeEltwiseParams(const Node& n, const EltwiseProgram& p
     if (numel(inputs[k]) == numel(out)) linearMask |= 1u << k;  // same elements, same order
   }
   walk.coalesce();
-  std::vector<uint32_t> params(35 + 3 * prog.code.size(), 0);
+  constexpr size_t kDivisors = 35, kProgram = 47;  // eltwise.comp's params layout
+  std::vector<uint32_t> params(kProgram + 3 * prog.code.size(), 0);
   params[0] = kern::u32(n, numel(out), "element count");
   params[1] = uint32_t(inputs.size());
   params[2] = uint32_t(prog.code.size());
@@ -177,14 +178,21 @@ std::vector<uint32_t> encodeEltwiseParams(const Node& n, const EltwiseProgram& p
   std::vector<size_t> at;
   for (size_t k = 0; k < inputs.size(); ++k) at.push_back(11 + 6 * k);
   walk.write(n, params, 5, at, P::kMaxRank);
+  // Index walks divide by the output dims; fast divisors are exact below 2^31.
+  if (numel(out) < (int64_t(1) << 31))
+    for (int d = 0; d < P::kMaxRank; ++d) {
+      const kern::FastDivisor f = kern::fastDivisor(params[5 + size_t(d)]);
+      params[kDivisors + 2 * size_t(d)] = f.mul;
+      params[kDivisors + 2 * size_t(d) + 1] = f.shift;
+    }
   for (size_t j = 0; j < prog.code.size(); ++j) {
     const EwInstr& in = prog.code[j];
     for (int r : {in.dst, in.a, in.b, in.c})
       if (r >= P::kMaxRegs) fail(n, "eltwise register " + std::to_string(r) + " out of range");
-    params[35 + 3 * j] = uint32_t(in.op) | uint32_t(in.dst) << 8 | uint32_t(in.a) << 12 | uint32_t(in.b) << 16 |
+    params[kProgram + 3 * j] = uint32_t(in.op) | uint32_t(in.dst) << 8 | uint32_t(in.a) << 12 | uint32_t(in.b) << 16 |
                          uint32_t(in.c) << 20;
-    params[35 + 3 * j + 1] = in.imm0;
-    params[35 + 3 * j + 2] = in.imm1;
+    params[kProgram + 3 * j + 1] = in.imm0;
+    params[kProgram + 3 * j + 2] = in.imm1;
   }
   return params;
 }

@@ -92,6 +92,14 @@ void requireFloat(const Graph& g, const Node& n, const char* kernel) {
   if (!isDeviceFloat(outType(g, n).dtype)) fail(n, std::string("the ") + kernel + " kernel writes f32 only");
 }
 
+FastDivisor fastDivisor(uint64_t d) {
+  if (d < 2 || d >= (uint64_t(1) << 31)) return {};
+  uint32_t l = 0;
+  while ((uint64_t(1) << l) < d) ++l;  // ceil(log2 d), 1..31
+  const uint64_t p = 31 + l;
+  return {uint32_t(((uint64_t(1) << p) + d - 1) / d), uint32_t(p - 32)};
+}
+
 void StridedDims::coalesce() {
   Shape nd;
   std::vector<std::vector<int64_t>> ns(strides.size());

@@ -72,6 +72,16 @@ struct StridedDims {
              size_t rank) const;
 };
 
+// Division by a divisor the kernel sees many times, as a multiply and a
+// shift (Granlund & Montgomery; CUTLASS's FastDivmod): for n < 2^31,
+// n / d == umulhi(n, mul) >> shift (common.glsl: fastDiv). mul == 0 asks
+// the kernel for a plain division: d == 1, d >= 2^31, or a caller whose
+// numerators may reach 2^31 (noFastDivision).
+struct FastDivisor {
+  uint32_t mul = 0, shift = 0;
+};
+FastDivisor fastDivisor(uint64_t d);
+
 // Appends the node's fused epilogue (params words and the 2 operand
 // bindings, `absent` for unused ones) to a conv2d / matmul plan whose
 // bindings end with the output (lower_epilogue.cpp).

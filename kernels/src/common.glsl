@@ -18,3 +18,13 @@ uint linearInvocation() {
 
 int pint(uint k) { return int(p[k]); }
 float pfloat(uint k) { return uintBitsToFloat(p[k]); }
+
+// n / d for a divisor given as its multiply-and-shift form
+// (kernels/lower_common.h: fastDivisor; exact for n < 2^31), or a plain
+// division where the host left mul = 0.
+uint fastDiv(uint n, uint d, uint mul, uint shift) {
+  if (mul == 0u) return n / d;
+  uint hi, lo;
+  umulExtended(n, mul, hi, lo);
+  return hi >> shift;
+}

@@ -14,7 +14,8 @@
 //   p[4] linearMask   bit k: input k is laid out like the output (index = i)
 //   p[5..10]          output dims, 6 entries, leading 1s
 //   p[11 + 6k + d]    element stride of input k along output dim d (0 = broadcast)
-//   p[35 + 3j ..]     instruction j: op | dst<<8 | a<<12 | b<<16 | c<<20, imm0, imm1
+//   p[35 + 2d ..]     output dim d as a fast divisor: mul, shift (0, 0: divide)
+//   p[47 + 3j ..]     instruction j: op | dst<<8 | a<<12 | b<<16 | c<<20, imm0, imm1
 #version 450
 layout(local_size_x = 256) in;
 #include "common.glsl"
@@ -30,7 +31,7 @@ layout(std430, set = 0, binding = 3) readonly buffer In2 { uint in2[]; };
 layout(std430, set = 0, binding = 4) readonly buffer In3 { uint in3[]; };
 layout(std430, set = 0, binding = 5) writeonly buffer Out { uint outv[]; };
 
-const uint kProgram = 35;
+const uint kDivisors = 35, kProgram = 47;
 
 uint loadInput(uint k, uint i) {
   if (k == 0) return in0[i];
@@ -39,14 +40,14 @@ uint loadInput(uint k, uint i) {
   return in3[i];
 }
 
-// Integer divisions dominate here: none for an axis the input broadcasts
-// along (stride 0), and none once the outer axes are all 0.
+// Integer divisions dominate here: each a multiply-high and a shift, none
+// once the outer axes are all 0.
 uint inputIndex(uint k, uint i) {
   if ((p[4] & (1u << k)) != 0) return i;
   uint rem = i, idx = 0;
   for (int d = 5; d >= 0 && rem != 0u; --d) {
     uint dim = p[5 + d], stride = p[11 + 6 * k + d];
-    uint q = rem / dim;
+    uint q = fastDiv(rem, dim, p[kDivisors + 2 * d], p[kDivisors + 2 * d + 1]);
     if (stride != 0u) idx += (rem - q * dim) * stride;
     rem = q;
   }

@@ -9,6 +9,7 @@
 
 #include "kernels/eltwise_program.h"
 #include "kernels/lower.h"
+#include "kernels/lower_common.h"
 #include "kernels/registry.h"
 #include "op_cases.h"
 
@@ -184,14 +185,14 @@ TEST_CASE("eltwise params: program limits and broadcast strides") {
   std::vector<DispatchPlan> plans = lowerNode(g, g.nodes[0]);
   REQUIRE(plans.size() == 1);
   const std::vector<uint32_t>& p = plans[0].params;
-  REQUIRE(p.size() == 35 + 3);
+  REQUIRE(p.size() == 47 + 3);
   CHECK(p[0] == 210);
   CHECK(p[1] == 2);
   CHECK(p[4] == 0);  // neither input is laid out like the output
   CHECK(std::vector<uint32_t>(p.begin() + 5, p.begin() + 11) == std::vector<uint32_t>{1, 1, 1, 5, 6, 7});
   CHECK(std::vector<uint32_t>(p.begin() + 11, p.begin() + 17) == std::vector<uint32_t>{0, 0, 0, 7, 0, 1});
   CHECK(std::vector<uint32_t>(p.begin() + 17, p.begin() + 23) == std::vector<uint32_t>{0, 0, 0, 0, 1, 0});
-  CHECK((p[35] & 255) == uint32_t(EwOp::ADD_F));
+  CHECK((p[47] & 255) == uint32_t(EwOp::ADD_F));
   CHECK(plans[0].bindings == std::vector<ValueId>{a, b, a, a, g.nodes[0].outputs[0]});
 
   EltwiseProgram prog;
@@ -250,6 +251,36 @@ TEST_CASE("big tensors get a 2-D grid within the workgroup count limit") {
   CHECK(plans[0].groups[0] == 65535);
   CHECK(plans[0].groups[1] == 2);
   CHECK(uint64_t(plans[0].groups[0]) * plans[0].groups[1] * 256 >= 4099ull * 4099ull);
+}
+
+TEST_CASE("fast divisors divide exactly below 2^31") {
+  auto divide = [](uint32_t n, uint64_t d, kern::FastDivisor f) -> uint64_t {
+    if (f.mul == 0) return n / d;
+    return ((uint64_t(n) * f.mul) >> 32) >> f.shift;
+  };
+  std::vector<uint64_t> divisors = {1, 2, 3, 5, 7, 49, 64, 196, 3136, 12544, 65535, 65536, 1000003,
+                                    (1u << 30) + 1, (1u << 31) - 1, 1u << 31};
+  uint64_t seed = 12345;
+  for (int k = 0; k < 200; ++k) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    divisors.push_back(2 + (seed >> 33) % ((1u << 31) - 2));
+    divisors.push_back(2 + (seed >> 50));
+  }
+  for (uint64_t d : divisors) {
+    const kern::FastDivisor f = kern::fastDivisor(d);
+    CHECK((d < 2 || d >= (1ull << 31)) == (f.mul == 0));
+    std::vector<uint32_t> ns = {0, 1, (1u << 31) - 1, (1u << 31) - 2};
+    for (uint64_t m : {uint64_t(1), uint64_t(2), uint64_t(1000), uint64_t(((1ull << 31) - 1) / d)})
+      for (int64_t delta : {-1, 0, 1}) {
+        int64_t n = int64_t(m * d) + delta;
+        if (n >= 0 && n < (int64_t(1) << 31)) ns.push_back(uint32_t(n));
+      }
+    for (int k = 0; k < 50; ++k) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      ns.push_back(uint32_t(seed >> 33));
+    }
+    for (uint32_t n : ns) REQUIRE(divide(n, d, f) == n / d);
+  }
 }
 
 TEST_CASE("device dtypes are 32-bit words") {
