@@ -23,6 +23,7 @@
 // worth it only when each product's depth P is long enough for the large
 // matmul cores (kMinDepth); shorter ones stay convolution gradients. Only
 // group 1, f32. Runs before the fusions (the reshapes are views).
+#include "passes/graph/expand_nodes.h"
 #include "passes/graph/passes.h"
 
 namespace mgc {
@@ -49,30 +50,23 @@ bool pointwise(const Graph& g, const Node& n) {
   return true;
 }
 
-struct Emitter {
-  Graph& g;
-  const std::string& name;
-  ValueId op(Op o, std::vector<ValueId> in, Attrs a = {}) {
-    return g.nodes[size_t(g.addNode(o, name, std::move(in), std::move(a)))].outputs[0];
-  }
-  ValueId reshape(ValueId v, Shape s) { return op(Op::Reshape, {v}, {{"shape", std::vector<int64_t>(s)}}); }
-  void finishReshape(ValueId v, ValueId out) {
-    g.addNodeWithOutputs(Op::Reshape, name, {v}, {out}, {{"shape", std::vector<int64_t>(g.type(out).shape)}});
-  }
-};
+// Writes `out` as `v` reshaped to out's shape.
+void finishReshape(NodeEmitter& e, ValueId v, ValueId out) {
+  e.finish(Op::Reshape, {v}, out, {{"shape", std::vector<int64_t>(e.g.type(out).shape)}});
+}
 
 void rewriteGradInput(Graph& g, const Node& n) {
-  Emitter e{g, n.name};
+  NodeEmitter e{g, n.name};
   const Shape& dy = g.type(n.inputs[0]).shape;
   const Shape& w = g.type(n.inputs[1]).shape;
   const int64_t N = dy[0], M = dy[1], P = dy[2] * dy[3];
   ValueId w2 = e.reshape(n.inputs[1], {M, w[1]});
   ValueId d3 = e.reshape(n.inputs[0], {N, M, P});
-  e.finishReshape(e.op(Op::MatMul, {w2, d3}, {{"trans_a", int64_t(1)}}), n.outputs[0]);
+  finishReshape(e, e.op(Op::MatMul, {w2, d3}, {{"trans_a", int64_t(1)}}), n.outputs[0]);
 }
 
 void rewriteGradWeight(Graph& g, const Node& n) {
-  Emitter e{g, n.name};
+  NodeEmitter e{g, n.name};
   const Shape& x = g.type(n.inputs[0]).shape;
   const Shape& dy = g.type(n.inputs[1]).shape;
   const int64_t N = x[0], C = x[1], M = dy[1], P = x[2] * x[3];
@@ -80,33 +74,18 @@ void rewriteGradWeight(Graph& g, const Node& n) {
   ValueId x3 = e.reshape(n.inputs[0], {N, C, P});
   ValueId prod = e.op(Op::MatMul, {d3, x3}, {{"trans_b", int64_t(1)}});
   if (N > 1) prod = e.op(Op::ReduceSum, {prod}, {{"axes", std::vector<int64_t>{0}}, {"keepdims", int64_t(0)}});
-  e.finishReshape(prod, n.outputs[0]);
+  finishReshape(e, prod, n.outputs[0]);
 }
 
 }  // namespace
 
 void conv1x1Grads(Graph& g) {
-  std::vector<Node> old = std::move(g.nodes);
-  g.nodes.clear();
-  std::vector<Node> out;
-  out.reserve(old.size());
-  bool changed = false;
-  for (Node& n : old) {
-    if (pointwise(g, n)) {
-      if (n.op == Op::ConvGradInput) rewriteGradInput(g, n);
-      else if (const Shape& x = g.type(n.inputs[0]).shape; x[0] == 1 || x[2] * x[3] >= kMinDepth)
-        rewriteGradWeight(g, n);
-    }
-    if (g.nodes.empty()) {
-      out.push_back(std::move(n));
-      continue;
-    }
-    changed = true;
-    for (Node& m : g.nodes) out.push_back(std::move(m));
-    g.nodes.clear();
-  }
-  g.nodes = std::move(out);
-  if (changed) g.rebuildProducers();
+  expandNodes(g, [](Graph& g, const Node& n) {
+    if (!pointwise(g, n)) return;
+    if (n.op == Op::ConvGradInput) rewriteGradInput(g, n);
+    else if (const Shape& x = g.type(n.inputs[0]).shape; x[0] == 1 || x[2] * x[3] >= kMinDepth)
+      rewriteGradWeight(g, n);
+  });
 }
 
 }  // namespace mgc

@@ -32,6 +32,7 @@
 //        %m = reshape(%m2) {shape = [1, 64, 1, 1]}
 #include <algorithm>
 
+#include "passes/graph/expand_nodes.h"
 #include "passes/graph/passes.h"
 
 namespace mgc {
@@ -79,25 +80,8 @@ int64_t trailingAxes(std::vector<int64_t> axes, int64_t rank) {
   return axes.front();
 }
 
-// Appends to g.nodes (rebuilt in order by the caller).
-struct Emitter {
-  Graph& g;
-  const std::string& name;
-  ValueId op(Op o, std::vector<ValueId> in, Attrs a = {}) {
-    return g.nodes[size_t(g.addNode(o, name, std::move(in), std::move(a)))].outputs[0];
-  }
-  ValueId reshape(ValueId v, Shape s) { return op(Op::Reshape, {v}, {{"shape", std::vector<int64_t>(s)}}); }
-  ValueId reduce(Op o, ValueId v, int64_t axis, bool keep) {
-    return op(o, {v}, {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t(keep)}});
-  }
-  // Writes `out` (an existing value) as the last node.
-  void finish(Op o, std::vector<ValueId> in, ValueId out, Attrs a = {}) {
-    g.addNodeWithOutputs(o, name, std::move(in), {out}, std::move(a));
-  }
-};
-
 void splitReduce(Graph& g, const Node& n, const Split& s) {
-  Emitter e{g, n.name};
+  NodeEmitter e{g, n.name};
   ValueId x3 = e.reshape(n.inputs[0], {s.rows, s.length / s.chunk, s.chunk});
   ValueId r1 = e.reduce(n.op, x3, 2, false);
   ValueId r2 = e.reduce(n.op, r1, 1, false);
@@ -107,7 +91,7 @@ void splitReduce(Graph& g, const Node& n, const Split& s) {
 // layer_norm: (x - mean) / sqrt(var + eps) * scale + bias; rms_norm:
 // x / sqrt(mean(x²) + eps) * scale (epsilon_outside: / (sqrt(..) + eps)).
 void splitNorm(Graph& g, const Node& n, const Split& s) {
-  Emitter e{g, n.name};
+  NodeEmitter e{g, n.name};
   const TensorType x = g.type(n.inputs[0]);
   auto mean = [&](ValueId v) { return e.reduce(Op::ReduceMean, e.reduce(Op::ReduceMean, v, 2, true), 1, true); };
   ValueId x3 = e.reshape(n.inputs[0], {s.rows, s.length / s.chunk, s.chunk});
@@ -158,7 +142,7 @@ StridedSplit stridedSplitOf(const TensorType& x, std::vector<int64_t> axes) {
 }
 
 void splitStridedReduce(Graph& g, const Node& n, const StridedSplit& s) {
-  Emitter e{g, n.name};
+  NodeEmitter e{g, n.name};
   const Shape& xs = g.type(n.inputs[0]).shape;
   Shape cut(xs.begin(), xs.begin() + s.first);
   cut.push_back(s.runLength / s.chunk);
@@ -178,12 +162,7 @@ void splitStridedReduce(Graph& g, const Node& n, const StridedSplit& s) {
 }  // namespace
 
 void splitLongRows(Graph& g) {
-  std::vector<Node> old = std::move(g.nodes);
-  g.nodes.clear();
-  std::vector<Node> out;
-  out.reserve(old.size());
-  bool changed = false;
-  for (Node& n : old) {
+  expandNodes(g, [](Graph& g, const Node& n) {
     const TensorType& x = n.inputs.empty() || n.inputs[0] == kNoValue ? TensorType{} : g.type(n.inputs[0]);
     if (n.op == Op::ReduceSum || n.op == Op::ReduceMean) {
       const std::vector<int64_t> axes = n.ints("axes", {{}});
@@ -195,16 +174,7 @@ void splitLongRows(Graph& g) {
       const Split s = splitOf(x, axis);
       if (s.chunk) splitNorm(g, n, s);
     }
-    if (g.nodes.empty()) {
-      out.push_back(std::move(n));
-      continue;
-    }
-    changed = true;
-    for (Node& m : g.nodes) out.push_back(std::move(m));
-    g.nodes.clear();
-  }
-  g.nodes = std::move(out);
-  if (changed) g.rebuildProducers();
+  });
 }
 
 }  // namespace mgc
