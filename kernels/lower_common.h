@@ -75,8 +75,8 @@ struct StridedDims {
 // Division by a divisor the kernel sees many times, as a multiply and a
 // shift (Granlund & Montgomery; CUTLASS's FastDivmod): for n < 2^31,
 // n / d == umulhi(n, mul) >> shift (common.glsl: fastDiv). mul == 0 asks
-// the kernel for a plain division: d == 1, d >= 2^31, or a caller whose
-// numerators may reach 2^31 (noFastDivision).
+// the kernel for a plain division: fastDivisor gives it for d == 1 and
+// d >= 2^31, and a caller whose numerators may reach 2^31 writes it itself.
 struct FastDivisor {
   uint32_t mul = 0, shift = 0;
 };

@@ -118,6 +118,7 @@ void splitNorm(Graph& g, const Node& n, const Split& s) {
 // [first, rank) cut into chunks of L (D = its length).
 struct StridedSplit {
   int64_t first = -1, runLength = 0, chunk = 0;
+  std::vector<int64_t> leading;  // the reduced axes before `first`, sorted
 };
 StridedSplit stridedSplitOf(const TensorType& x, std::vector<int64_t> axes) {
   StridedSplit s;
@@ -138,6 +139,7 @@ StridedSplit stridedSplitOf(const TensorType& x, std::vector<int64_t> axes) {
   s.first = first;
   s.runLength = run;
   s.chunk = L;
+  s.leading.assign(axes.begin(), std::lower_bound(axes.begin(), axes.end(), first));
   return s;
 }
 
@@ -148,11 +150,8 @@ void splitStridedReduce(Graph& g, const Node& n, const StridedSplit& s) {
   cut.push_back(s.runLength / s.chunk);
   cut.push_back(s.chunk);
   ValueId r1 = e.reduce(n.op, e.reshape(n.inputs[0], cut), s.first + 1, false);
-  std::vector<int64_t> rest;
-  for (int64_t a : n.ints("axes"))
-    if ((a < 0 ? a + int64_t(xs.size()) : a) < s.first) rest.push_back(a < 0 ? a + int64_t(xs.size()) : a);
-  std::sort(rest.begin(), rest.end());
-  rest.push_back(s.first);
+  std::vector<int64_t> rest = s.leading;
+  rest.push_back(s.first);  // the chunks' axis
   const Attrs second{{"axes", rest}, {"keepdims", int64_t(0)}};
   if (n.i("keepdims", 1) == 0) return e.finish(n.op, {r1}, n.outputs[0], second);
   ValueId r2 = e.op(n.op, {r1}, second);
