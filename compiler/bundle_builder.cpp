@@ -119,13 +119,15 @@ TensorSlot BundleBuilder::stateSlot(const Graph& g, ValueId v) {
   return {int(kStateArena), s.offset, s.size};
 }
 
+// A kernel that declares specialization constants (kernels/specialize.h)
+// gets one copy per distinct set of the params words they mirror; the
+// others one entry for all their dispatches.
 uint32_t BundleBuilder::kernelIndex(const DispatchPlan& p) {
-  auto [it, inserted] = kernelIndex_.emplace(p.kernel, uint32_t(spec_.kernels.size()));
-  if (inserted) {
-    const KernelBinary* kb = findKernel(p.kernel);
-    if (!kb) throw Error(source_ + ": node '" + p.node + "': no kernel named '" + p.kernel + "'");
-    spec_.kernels.push_back(kernelEntry(*kb));
-  }
+  const KernelBinary* kb = findKernel(p.kernel);
+  if (!kb) throw Error(source_ + ": node '" + p.node + "': no kernel named '" + p.kernel + "'");
+  auto [it, inserted] =
+      kernelIndex_.emplace(specializeKernels_ ? specializationKey(*kb, p.params) : p.kernel, uint32_t(spec_.kernels.size()));
+  if (inserted) spec_.kernels.push_back(specializeKernels_ ? specializedKernelEntry(*kb, p.params) : kernelEntry(*kb));
   return it->second;
 }
 

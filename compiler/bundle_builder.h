@@ -48,6 +48,9 @@ class BundleBuilder {
   // entry point `name`. Phase times go to `phases`.
   void addEntryPoint(const std::string& name, const Graph& g, std::vector<PhaseTime>* phases);
 
+  // false: no kernel is specialized to its dispatches' params
+  // (kernels/specialize.h; `mgc compile --no-specialize`).
+  void setSpecializeKernels(bool on) { specializeKernels_ = on; }
   // The tokenizer.json text and stop ids the bundle carries (mgb.fbs).
   void setTokenizer(std::string json, std::vector<int64_t> eosTokenIds) {
     spec_.tokenizer = std::move(json);
@@ -76,7 +79,8 @@ class BundleBuilder {
   std::string source_;
   ReportBuilder* report_;
   mgb::BundleSpec spec_;
-  std::map<std::string, uint32_t> kernelIndex_;
+  std::map<std::string, uint32_t> kernelIndex_;  // kernel name (+ specialized words) → index
+  bool specializeKernels_ = true;
   // The data section is planned as pieces, each one tensor's bytes in its
   // device dtype at an offset of its arena, left where they are (the
   // graph's constant, shared) until the file image is written: the weights

@@ -96,6 +96,7 @@ ProgramResult compileProgram(Program program, const CompileOptions& opts, const 
                      qualify ? ":" + e.name : "");
 
   BundleBuilder builder(program.source, &report);
+  builder.setSpecializeKernels(opts.specializeKernels);
   for (const EntryPoint& e : program.entryPoints) builder.addEntryPoint(e.name, e.graph, &r.compile.phases);
   builder.setTokenizer(std::move(program.tokenizer), std::move(program.eosTokenIds));
   if (opts.embedCheck) embedSelfCheck(program, opts, &builder, &r.compile);

@@ -32,6 +32,9 @@ struct CompileOptions {
   // the file, its weights left in the compiled constants (`mgc compile`
   // writes them to the file from there: one copy of the weights fewer).
   bool assembleBundle = true;
+  // Kernels that declare specialization constants get a copy per distinct
+  // program (kernels/specialize.h); false: one generic copy (--no-specialize).
+  bool specializeKernels = true;
 };
 
 struct CompileResult {

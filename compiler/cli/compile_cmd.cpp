@@ -62,6 +62,9 @@ int compileMain(int argc, char** argv) {
   app.add_flag("--print-ir-after-all", printIr, "print the IR to stderr after every pass");
   app.add_flag("--verify-each", verifyEach, "run the IR verifier after every pass (an error names the pass)");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  bool noSpecialize = false;
+  app.add_flag("--no-specialize", noSpecialize,
+               "one generic copy of each kernel instead of copies specialized to their dispatches' programs (eltwise)");
   bool embedCheck = false;
   double checkTolerance = kDefaultCheckTolerance;
   auto* embedFlag = app.add_flag("--embed-check", embedCheck,
@@ -138,6 +141,7 @@ int compileMain(int argc, char** argv) {
   CompileOptions opts;
   opts.printIrAfterAll = printIr;
   opts.verifyEachPass = verifyEach;
+  opts.specializeKernels = !noSpecialize;
   opts.frontend.seqLen = seqLen;
   opts.embedCheck = embedCheck;
   opts.checkTolerance = checkTolerance;

@@ -28,7 +28,9 @@ constexpr uint64_t kAlign = 256;
 // every value gets a 256-aligned slot in the activations arena (except
 // the results written in place, which share their state input's slot:
 // inPlaceStateInput, ir/graph.h).
-std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& plans) {
+// `specialize`: kernels with specialization constants as the compiler
+// writes them for each dispatch (kernels/specialize.h), else generic.
+std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& plans, bool specialize) {
   mgb::BundleSpec spec;
   spec.producer = "test_kernels_gpu";
   spec.weights.assign(kAlign, 0);  // arena 0 unused, but present
@@ -66,14 +68,15 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
   for (ValueId v : g.outputs) e.outputs.push_back(addTensor(v));
   std::map<std::string, uint32_t> kernelOf;
   for (const DispatchPlan& p : plans) {
-    if (!kernelOf.count(p.kernel)) {
-      const KernelBinary* kb = findKernel(p.kernel);
-      REQUIRE(kb != nullptr);
-      kernelOf[p.kernel] = uint32_t(spec.kernels.size());
-      spec.kernels.push_back(kernelEntry(*kb));
+    const KernelBinary* kb = findKernel(p.kernel);
+    REQUIRE(kb != nullptr);
+    const std::string key = specialize ? specializationKey(*kb, p.params) : p.kernel;
+    if (!kernelOf.count(key)) {
+      kernelOf[key] = uint32_t(spec.kernels.size());
+      spec.kernels.push_back(specialize ? specializedKernelEntry(*kb, p.params) : kernelEntry(*kb));
     }
     mgb::DispatchEntry d;
-    d.kernel = kernelOf[p.kernel];
+    d.kernel = kernelOf[key];
     d.params = p.params;
     for (ValueId v : p.bindings) {
       const mgb::TensorEntry& t = spec.tensors[addTensor(v)];
@@ -114,9 +117,9 @@ mgrt_context* portableGpu() {
 // Runs the case's one dispatch on `ctx`; *variant = the kernel variant the
 // device picked. Every output of the node, in order.
 std::vector<HostTensor> runOnGpu(mgrt_context* ctx, const test::OpCase& c, const std::vector<HostTensor>& inputs,
-                    std::string* variant) {
+                    std::string* variant, bool specialize = true) {
   const Graph& g = c.graph;
-  std::vector<uint8_t> bytes = bundleFor(g, lowerNode(g, g.nodes[0]));
+  std::vector<uint8_t> bytes = bundleFor(g, lowerNode(g, g.nodes[0]), specialize);
   mgrt_model* model = nullptr;
   mgrt_session* s = nullptr;
   auto check = [](mgrt_status st, const char* what) {
@@ -167,7 +170,7 @@ std::string compare(const HostTensor& ref, const HostTensor& got) {
 }  // namespace
 
 TEST_CASE("every op case on the GPU matches the CPU reference") {
-  int ran = 0, variants = 0;
+  int ran = 0, variants = 0, specialized = 0;
   for (const test::OpCase& c : test::opCases()) {
     const Node& n = c.graph.nodes[0];
     if (isAliasOp(n)) continue;  // no dispatch: the memory planner aliases them
@@ -202,9 +205,23 @@ TEST_CASE("every op case on the GPU matches the CPU reference") {
       CHECK(portable == "portable");
       CHECK(compareAll(gotPortable) == "");
     }
+    // A kernel specialized to its dispatch (the default above) and the
+    // generic one that reads its program from the params must agree.
+    const std::vector<DispatchPlan> plans = lowerNode(c.graph, n);
+    const bool specializable = std::any_of(plans.begin(), plans.end(), [](const DispatchPlan& p) {
+      const KernelBinary* kb = findKernel(p.kernel);
+      return kb && specializationKey(*kb, p.params) != p.kernel;
+    });
+    if (specializable) {
+      ++specialized;
+      std::string generic;
+      INFO("and the generic kernel, not specialized to the dispatch");
+      CHECK(compareAll(runOnGpu(gpu(), c, inputs, &generic, false)) == "");
+    }
     ++ran;
   }
   CHECK(ran > 100);
+  CHECK(specialized > 50);  // every elementwise op case ran both ways
   // lavapipe and the GPUs this runs on have subgroups: the matvec and
   // qmatvec cases must have taken their subgroup variant there.
   if (mgrt_context_features(gpu()) & MGRT_FEATURE_SUBGROUP) CHECK(variants > 0);
