@@ -1,4 +1,4 @@
-// mgc compile MODEL -o OUT.mgb [--report FILE.json] [--print-ir-after-all] [--verify-each]
+// mgc compile MODEL -o OUT.mgb [--report FILE.json] [--print-ir-after-all] [--verify-each] [--no-specialize]
 //   [--seq N]   (a Hugging Face checkpoint folder: tokens per run)
 //   [--max-seq N [--prefill-chunk T]]   (a checkpoint folder: prefill/decode over a KV cache)
 //   [--embed-check [--check-tolerance X]]   (a self-check for mgc verify / mgrt_model_verify)

@@ -16,16 +16,18 @@
 //   p[11 + 6k + d]    element stride of input k along output dim d (0 = broadcast)
 //   p[35 + 2d ..]     output dim d as a fast divisor: mul, shift (0, 0: divide)
 //   p[47 + 3j ..]     instruction j: op | dst<<8 | a<<12 | b<<16 | c<<20, imm0, imm1
-// Specialized copies (kernels/specialize.h): words 1..4 and the program are
-// also specialization constants (SpecId = word index); in a copy the
-// compiler wrote for one dispatch they are constants, the driver folds the
-// op switch and the register indices, and only the live inputs are loaded.
+// Specialized copies (kernels/specialize.h, specialize.glsl): words 1..4
+// and the program are also specialization constants; in a copy the compiler
+// wrote for one dispatch they are constants, the driver unrolls the
+// program, folds the op switch and the register indices, and loads only the
+// live inputs.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 256) in;
 #include "common.glsl"
 #include "math.glsl"
 #include "eltwise_abi.h"
+#include "specialize.glsl"
 
 #define EW_OP(name, code) const uint OP_##name = code;
 #include "eltwise_ops.def"
@@ -38,90 +40,82 @@ layout(std430, set = 0, binding = 5) writeonly buffer Out { uint outv[]; };
 
 const uint kDivisors = 35, kProgram = 47;
 
-// Specialization constants: SpecId k mirrors p[k]; kSpecialized (SpecId
-// 2000, kernels/specialize.h) says they are set.
-layout(constant_id = 2000) const bool kSpecialized = false;
-layout(constant_id = 1) const uint sNumInputs = 1u;
-layout(constant_id = 2) const uint sNumInstrs = 1u;
-layout(constant_id = 3) const uint sOutReg = 0u;
-layout(constant_id = 4) const uint sLinearMask = 0u;
-#define SPEC_INSTR(j, w, i0, i1)                   \
-  layout(constant_id = w) const uint sW##j = 0u;   \
-  layout(constant_id = i0) const uint sA##j = 0u;  \
-  layout(constant_id = i1) const uint sB##j = 0u;
-SPEC_INSTR(0, 47, 48, 49)
-SPEC_INSTR(1, 50, 51, 52)
-SPEC_INSTR(2, 53, 54, 55)
-SPEC_INSTR(3, 56, 57, 58)
-SPEC_INSTR(4, 59, 60, 61)
-SPEC_INSTR(5, 62, 63, 64)
-SPEC_INSTR(6, 65, 66, 67)
-SPEC_INSTR(7, 68, 69, 70)
-SPEC_INSTR(8, 71, 72, 73)
-SPEC_INSTR(9, 74, 75, 76)
-SPEC_INSTR(10, 77, 78, 79)
-SPEC_INSTR(11, 80, 81, 82)
-SPEC_INSTR(12, 83, 84, 85)
-SPEC_INSTR(13, 86, 87, 88)
-SPEC_INSTR(14, 89, 90, 91)
-SPEC_INSTR(15, 92, 93, 94)
+// Specialized copies: words 1..4 and the program (specialize.glsl).
+SPEC_PARAM(1) SPEC_PARAM(2) SPEC_PARAM(3) SPEC_PARAM(4)
+SPEC_PARAM(47) SPEC_PARAM(48) SPEC_PARAM(49)
+SPEC_PARAM(50) SPEC_PARAM(51) SPEC_PARAM(52)
+SPEC_PARAM(53) SPEC_PARAM(54) SPEC_PARAM(55)
+SPEC_PARAM(56) SPEC_PARAM(57) SPEC_PARAM(58)
+SPEC_PARAM(59) SPEC_PARAM(60) SPEC_PARAM(61)
+SPEC_PARAM(62) SPEC_PARAM(63) SPEC_PARAM(64)
+SPEC_PARAM(65) SPEC_PARAM(66) SPEC_PARAM(67)
+SPEC_PARAM(68) SPEC_PARAM(69) SPEC_PARAM(70)
+SPEC_PARAM(71) SPEC_PARAM(72) SPEC_PARAM(73)
+SPEC_PARAM(74) SPEC_PARAM(75) SPEC_PARAM(76)
+SPEC_PARAM(77) SPEC_PARAM(78) SPEC_PARAM(79)
+SPEC_PARAM(80) SPEC_PARAM(81) SPEC_PARAM(82)
+SPEC_PARAM(83) SPEC_PARAM(84) SPEC_PARAM(85)
+SPEC_PARAM(86) SPEC_PARAM(87) SPEC_PARAM(88)
+SPEC_PARAM(89) SPEC_PARAM(90) SPEC_PARAM(91)
+SPEC_PARAM(92) SPEC_PARAM(93) SPEC_PARAM(94)
+
+uint linearMask() { return PARAM(4); }
+
 // Word w of the program: p[kProgram + w], a constant once specialized.
 uint programWord(uint w) {
   if (!kSpecialized) return p[kProgram + w];
   switch (w) {
-    case 0: return sW0;
-    case 1: return sA0;
-    case 2: return sB0;
-    case 3: return sW1;
-    case 4: return sA1;
-    case 5: return sB1;
-    case 6: return sW2;
-    case 7: return sA2;
-    case 8: return sB2;
-    case 9: return sW3;
-    case 10: return sA3;
-    case 11: return sB3;
-    case 12: return sW4;
-    case 13: return sA4;
-    case 14: return sB4;
-    case 15: return sW5;
-    case 16: return sA5;
-    case 17: return sB5;
-    case 18: return sW6;
-    case 19: return sA6;
-    case 20: return sB6;
-    case 21: return sW7;
-    case 22: return sA7;
-    case 23: return sB7;
-    case 24: return sW8;
-    case 25: return sA8;
-    case 26: return sB8;
-    case 27: return sW9;
-    case 28: return sA9;
-    case 29: return sB9;
-    case 30: return sW10;
-    case 31: return sA10;
-    case 32: return sB10;
-    case 33: return sW11;
-    case 34: return sA11;
-    case 35: return sB11;
-    case 36: return sW12;
-    case 37: return sA12;
-    case 38: return sB12;
-    case 39: return sW13;
-    case 40: return sA13;
-    case 41: return sB13;
-    case 42: return sW14;
-    case 43: return sA14;
-    case 44: return sB14;
-    case 45: return sW15;
-    case 46: return sA15;
-    case 47: return sB15;
+    case 0: return sp47;
+    case 1: return sp48;
+    case 2: return sp49;
+    case 3: return sp50;
+    case 4: return sp51;
+    case 5: return sp52;
+    case 6: return sp53;
+    case 7: return sp54;
+    case 8: return sp55;
+    case 9: return sp56;
+    case 10: return sp57;
+    case 11: return sp58;
+    case 12: return sp59;
+    case 13: return sp60;
+    case 14: return sp61;
+    case 15: return sp62;
+    case 16: return sp63;
+    case 17: return sp64;
+    case 18: return sp65;
+    case 19: return sp66;
+    case 20: return sp67;
+    case 21: return sp68;
+    case 22: return sp69;
+    case 23: return sp70;
+    case 24: return sp71;
+    case 25: return sp72;
+    case 26: return sp73;
+    case 27: return sp74;
+    case 28: return sp75;
+    case 29: return sp76;
+    case 30: return sp77;
+    case 31: return sp78;
+    case 32: return sp79;
+    case 33: return sp80;
+    case 34: return sp81;
+    case 35: return sp82;
+    case 36: return sp83;
+    case 37: return sp84;
+    case 38: return sp85;
+    case 39: return sp86;
+    case 40: return sp87;
+    case 41: return sp88;
+    case 42: return sp89;
+    case 43: return sp90;
+    case 44: return sp91;
+    case 45: return sp92;
+    case 46: return sp93;
+    case 47: return sp94;
   }
   return 0u;
 }
-
-uint linearMask() { return kSpecialized ? sLinearMask : p[4]; }
 
 uint loadInput(uint k, uint i) {
   if (k == 0) return in0[i];
@@ -243,13 +237,13 @@ void main() {
   const uint mask = EW_MAX_REGS - 1;
   // A specialized copy has constant trip counts and words: the driver
   // unrolls both loops and folds each step's op switch and register indices.
-  const uint numInputs = kSpecialized ? sNumInputs : min(p[1], uint(EW_MAX_INPUTS));
-  const uint numInstrs = kSpecialized ? sNumInstrs : min(p[2], uint(EW_MAX_INSTRS));
+  const uint numInputs = min(PARAM(1), uint(EW_MAX_INPUTS));
+  const uint numInstrs = min(PARAM(2), uint(EW_MAX_INSTRS));
   [[unroll]] for (uint k = 0; k < numInputs; ++k) r[k] = loadInput(k, inputIndex(k, i));
   [[unroll]] for (uint j = 0; j < numInstrs; ++j) {
     uint w = programWord(3 * j);
     r[(w >> 8) & mask] = execute(w & 255u, r[(w >> 12) & mask], r[(w >> 16) & mask], r[(w >> 20) & mask],
                                  programWord(3 * j + 1), programWord(3 * j + 2));
   }
-  outv[i] = r[(kSpecialized ? sOutReg : p[3]) & mask];
+  outv[i] = r[PARAM(3) & mask];
 }

@@ -4,13 +4,16 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
 #include "kernels/eltwise_program.h"
+#include "kernels/kernel_entry.h"
 #include "kernels/lower.h"
 #include "kernels/lower_common.h"
 #include "kernels/registry.h"
+#include "kernels/specialize.h"
 #include "op_cases.h"
 
 using namespace mgc;
@@ -36,6 +39,20 @@ Reflection reflect(const KernelVariantBinary& k) {
     i += count;
   }
   return r;
+}
+
+// SpecId → (opcode, value word) of each specialization constant.
+std::map<uint32_t, std::pair<uint32_t, uint32_t>> specConstants(const std::vector<uint32_t>& m) {
+  std::map<uint32_t, uint32_t> idOf;
+  for (size_t i = 5; i < m.size(); i += m[i] >> 16)
+    if ((m[i] & 0xffff) == 71 && m[i + 2] == 1) idOf[m[i + 1]] = m[i + 3];  // OpDecorate SpecId
+  std::map<uint32_t, std::pair<uint32_t, uint32_t>> out;
+  for (size_t i = 5; i < m.size(); i += m[i] >> 16) {
+    const uint32_t op = m[i] & 0xffff;
+    if ((op == 48 || op == 49 || op == 50) && idOf.count(m[i + 2]))
+      out[idOf[m[i + 2]]] = {op, op == 50 ? m[i + 3] : 0u};
+  }
+  return out;
 }
 
 bool contains(const std::vector<ValueId>& vs, ValueId v) { return std::find(vs.begin(), vs.end(), v) != vs.end(); }
@@ -74,6 +91,49 @@ TEST_CASE("every embedded kernel is valid SPIR-V with matching metadata and MSL"
   }
   CHECK(findKernel("no_such_kernel") == nullptr);
   CHECK(findKernel("") == nullptr);
+}
+
+TEST_CASE("eltwise specializes to its program: constants mirror the params words") {
+  const KernelBinary& kb = *findKernel("eltwise");
+  const KernelVariantBinary& portable = kb.portable();
+  std::vector<uint32_t> ids = kern::paramSpecIds(portable.spirv, portable.spirvWords);
+  std::vector<uint32_t> want = {1, 2, 3, 4};
+  for (uint32_t w = 47; w < 47 + 3 * EW_MAX_INSTRS; ++w) want.push_back(w);
+  CHECK(ids == want);
+  // Kernels without the flag are never specialized.
+  const KernelBinary& mm = *findKernel("matmul");
+  CHECK(kern::paramSpecIds(mm.portable().spirv, mm.portable().spirvWords).empty());
+  CHECK(specializationKey(mm, {1, 2, 3}) == "matmul");
+
+  std::vector<uint32_t> params(47 + 3 * EW_MAX_INSTRS, 0);
+  params[1] = 2, params[2] = 3, params[3] = 5, params[4] = 1, params[47] = 0x1234, params[49] = 77;
+  const mgb::KernelEntry entry = specializedKernelEntry(kb, params);
+  REQUIRE(entry.variants.size() == kb.variantCount);
+  auto spec = specConstants(entry.variants.back().spirv);
+  CHECK(spec.at(kern::kSpecializedId).first == 48);  // OpSpecConstantTrue
+  CHECK(spec.at(2) == std::make_pair(50u, 3u));
+  CHECK(spec.at(3) == std::make_pair(50u, 5u));
+  CHECK(spec.at(47) == std::make_pair(50u, 0x1234u));
+  CHECK(spec.at(49) == std::make_pair(50u, 77u));
+  CHECK(spec.at(50) == std::make_pair(50u, 0u));
+  // The generic module keeps the flag false, and the copy differs from it
+  // only in those literal words.
+  auto generic = specConstants(kernelEntry(kb).variants.back().spirv);
+  CHECK(generic.at(kern::kSpecializedId).first == 49);  // OpSpecConstantFalse
+  CHECK(entry.variants.back().spirv.size() == portable.spirvWords);
+  CHECK(entry.variants.back().msl == std::string(portable.msl));
+  // Equal words share a copy; a different program word does not.
+  std::vector<uint32_t> other = params;
+  other[0] = 999;  // the element count is not specialized
+  CHECK(specializationKey(kb, other) == specializationKey(kb, params));
+  other[48] = 1;
+  CHECK(specializationKey(kb, other) != specializationKey(kb, params));
+  // Short params leave the rest at their defaults; a broken module is an error.
+  CHECK_NOTHROW(specializedKernelEntry(kb, {0, 1}));
+  std::vector<uint32_t> broken(portable.spirv, portable.spirv + 8);
+  broken[5] = (100u << 16) | 17u;  // a word count past the end
+  CHECK_THROWS_WITH(kern::specializeSpirv(broken.data(), broken.size(), params),
+                    Catch::Contains("malformed SPIR-V"));
 }
 
 TEST_CASE("every op has a test case and lowers within the kernel ABI") {
