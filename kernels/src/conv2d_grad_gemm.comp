@@ -26,6 +26,7 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 #include "common.glsl"
 #include "gemm_tile.glsl"
+#include "specialize.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 2) readonly buffer B { float b[]; };
@@ -33,12 +34,21 @@ layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
 
 #include "atomic_add.glsl"
 
+// Specialized copies (kernels/specialize.h): every param is a constant, so
+// the driver folds the index arithmetic (divisions by the image and kernel
+// sizes) and the mode.
+SPEC_PARAM(0) SPEC_PARAM(1) SPEC_PARAM(2) SPEC_PARAM(3) SPEC_PARAM(4) SPEC_PARAM(5) SPEC_PARAM(6) SPEC_PARAM(7)
+SPEC_PARAM(8) SPEC_PARAM(9) SPEC_PARAM(10) SPEC_PARAM(11) SPEC_PARAM(12) SPEC_PARAM(13) SPEC_PARAM(14)
+SPEC_PARAM(15) SPEC_PARAM(16) SPEC_PARAM(17) SPEC_PARAM(18)
+
 void main() {
-  uint N = p[0], C = p[1], H = p[2], W = p[3], M = p[4], OH = p[5], OW = p[6], KH = p[7], KW = p[8];
-  int sH = int(p[9]), sW = int(p[10]), padT = int(p[11]), padL = int(p[12]), dH = int(p[13]), dW = int(p[14]);
-  uint groups = p[15], Cg = C / groups, Mg = M / groups, taps = KH * KW;
-  bool gradInput = p[16] == 0u;
-  uint slices = p[17], kLen = p[18];
+  uint N = PARAM(0), C = PARAM(1), H = PARAM(2), W = PARAM(3), M = PARAM(4), OH = PARAM(5), OW = PARAM(6),
+       KH = PARAM(7), KW = PARAM(8);
+  int sH = int(PARAM(9)), sW = int(PARAM(10)), padT = int(PARAM(11)), padL = int(PARAM(12)), dH = int(PARAM(13)),
+      dW = int(PARAM(14));
+  uint groups = PARAM(15), Cg = C / groups, Mg = M / groups, taps = KH * KW;
+  bool gradInput = PARAM(16) == 0u;
+  uint slices = PARAM(17), kLen = PARAM(18);
   uint HW = H * W, OHW = OH * OW;
   // GEMM sizes: rows x cols, depth K
   uint rows = gradInput ? Cg : Mg;
