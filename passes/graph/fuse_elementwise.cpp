@@ -1,5 +1,5 @@
 // fuse-elementwise: a tree of single-use f32 elementwise nodes (Unary,
-// Binary, Where) becomes one fused_eltwise node (ir/fused_eltwise.h)
+// Binary, Where, and comparisons feeding a Where) becomes one fused_eltwise node (ir/fused_eltwise.h)
 // that lowers to one eltwise dispatch: one kernel launch and one barrier
 // instead of one per node, and no intermediate tensors.
 //
@@ -26,10 +26,17 @@ namespace mgc {
 
 namespace {
 
-// May node `n` be a step? f32 in and out (Where: bool condition).
-bool fusable(const Graph& g, const Node& n) {
+bool isComparison(Op op) {
+  return op == Op::Equal || op == Op::Less || op == Op::LessOrEqual || op == Op::Greater || op == Op::GreaterOrEqual;
+}
+
+// May node `n` be a step? f32 in and out (Where: bool condition); inside a
+// group (not its root), also a comparison of f32 values, whose bool result
+// can only be a Where's condition (ReLU's gradient: where(y > 0, dy, 0)).
+bool fusable(const Graph& g, const Node& n, bool root) {
   if (!isFusableEltwiseOp(n.op) || n.outputs.size() != 1) return false;
-  if (g.type(n.outputs[0]).dtype != DType::F32) return false;
+  const DType out = g.type(n.outputs[0]).dtype;
+  if (out != DType::F32 && !(out == DType::Bool && !root && isComparison(n.op))) return false;
   for (size_t k = 0; k < n.inputs.size(); ++k) {
     DType want = (n.op == Op::Where && k == 0) ? DType::Bool : DType::F32;
     if (n.inputs[k] == kNoValue || g.type(n.inputs[k]).dtype != want) return false;
@@ -94,7 +101,7 @@ void fuseElementwise(Graph& g) {
   std::vector<std::pair<size_t, Node>> fused;  // (root index, fused node)
 
   for (size_t r = g.nodes.size(); r-- > 0;) {
-    if (taken[r] || !fusable(g, g.nodes[r])) continue;
+    if (taken[r] || !fusable(g, g.nodes[r], true)) continue;
     std::vector<size_t> group = {r};
     FusedProgram prog;
     std::vector<ValueId> inputs;
@@ -106,7 +113,7 @@ void fuseElementwise(Graph& g) {
         for (ValueId v : g.nodes[idx].inputs) {
           NodeId p = g.value(v).producer;
           if (p < 0 || taken[size_t(p)] || uses[size_t(v)] != 1 || isOutput[size_t(v)]) continue;
-          if (std::find(group.begin(), group.end(), size_t(p)) == group.end() && fusable(g, g.nodes[size_t(p)]))
+          if (std::find(group.begin(), group.end(), size_t(p)) == group.end() && fusable(g, g.nodes[size_t(p)], false))
             candidates.insert(size_t(p));
         }
       for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
