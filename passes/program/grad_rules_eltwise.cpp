@@ -94,6 +94,7 @@ Grads binaryGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>&
   const Shape sa = e.shape(a), sb = e.shape(b);  // copies: emitting reallocates g.values
   DType t = e.type(dy).dtype;
   ValueId da = kNoValue, db = kNoValue;
+  bool negateDb = false;  // db is -(the sum of db back to b's shape): negated after the sum, on fewer elements
   switch (n.op) {
     case Op::Add:
       da = dy;
@@ -101,7 +102,8 @@ Grads binaryGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>&
       break;
     case Op::Sub:
       da = dy;
-      if (need[1]) db = e.neg(dy);
+      db = dy;
+      negateDb = true;
       break;
     case Op::Mul:
       if (need[0]) da = e.mul(dy, b);
@@ -109,7 +111,8 @@ Grads binaryGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>&
       break;
     case Op::Div:
       if (need[0]) da = e.div(dy, b);
-      if (need[1]) db = e.neg(e.div(e.mul(dy, y), b));  // -dy a / b^2 = -dy y / b
+      if (need[1]) db = e.div(e.mul(dy, y), b);  // -dy a / b^2 = -dy y / b
+      negateDb = true;
       break;
     case Op::Pow: {
       ValueId bf = e.cast(b, t);  // the exponent may be an integer tensor
@@ -136,6 +139,7 @@ Grads binaryGrad(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>&
   // broadcasting: each operand gets the gradient summed back to its shape
   if (da != kNoValue) da = need[0] ? e.sumToShape(da, sa) : kNoValue;
   if (db != kNoValue) db = need[1] ? e.sumToShape(db, sb) : kNoValue;
+  if (db != kNoValue && negateDb) db = e.neg(db);
   return {da, db};
 }
 
