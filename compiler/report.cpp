@@ -1,5 +1,8 @@
 #include "compiler/report.h"
 
+#include <set>
+#include <string_view>
+
 #include <nlohmann/json.hpp>
 
 namespace mgc {
@@ -32,8 +35,12 @@ void ReportBuilder::recordBundle(const mgb::BundleSpec& spec, size_t fileBytes, 
   fileBytes_ = fileBytes;
   weightsBytes_ = mgb::dataSectionSize(spec);
   kernels_ = int(spec.kernels.size());
+  std::set<std::string_view> msl;  // specialized copies share one MSL text in the file
   for (const auto& k : spec.kernels)
-    for (const auto& v : k.variants) spirvBytes_ += v.spirv.size() * 4, mslBytes_ += v.msl.size();
+    for (const auto& v : k.variants) {
+      spirvBytes_ += v.spirv.size() * 4;
+      if (msl.insert(v.msl).second) mslBytes_ += v.msl.size();
+    }
   barriers_ = barriers;
 }
 

@@ -18,9 +18,17 @@ flatbuffers::Offset<Kernel> buildKernel(flatbuffers::FlatBufferBuilder& fbb, con
     const uint64_t hash =
         fnv1a(reinterpret_cast<const uint8_t*>(v.spirv.data()), v.spirv.size() * sizeof(uint32_t));
     std::vector<uint32_t> localSize(v.localSize, v.localSize + 3);
-    variants.push_back(CreateKernelVariantDirect(fbb, v.tag.c_str(), hash, &v.spirv, v.msl.c_str(), &localSize,
-                                                 static_cast<Feature>(v.features), v.subgroupSize,
-                                                 &v.cooperativeMatrix));
+    // Copies of a kernel specialized to different dispatches share their
+    // (generic) MSL: the builder stores equal strings once.
+    // (Built one by one: the order of function arguments' evaluation is
+    // unspecified, and the file's bytes must not depend on the compiler.)
+    auto tag = fbb.CreateString(v.tag);
+    auto spirv = fbb.CreateVector(v.spirv);
+    auto msl = fbb.CreateSharedString(v.msl);
+    auto local = fbb.CreateVector(localSize);
+    auto coop = fbb.CreateVector(v.cooperativeMatrix);
+    variants.push_back(CreateKernelVariant(fbb, tag, hash, spirv, msl, local, static_cast<Feature>(v.features),
+                                           v.subgroupSize, coop));
   }
   return CreateKernelDirect(fbb, k.name.c_str(), k.numBindings, &variants);
 }
