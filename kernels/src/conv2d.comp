@@ -17,10 +17,10 @@ layout(local_size_x = 16, local_size_y = 16) in;
 #include "gemm_tile.glsl"
 
 void main() {
-  uint groups = p[15], Cg = p[1] / groups, Mg = p[4] / groups;
-  uint KH = p[7], KW = p[8], taps = KH * KW, Kg = Cg * taps;
-  uint OW = p[6], P = p[5] * OW, cols = p[0] * P, HW = p[2] * p[3];
-  bool plain = taps == 1 && p[9] == 1 && p[10] == 1 && p[11] == 0 && p[12] == 0 && HW == P;
+  uint groups = convParam(15), Cg = convParam(1) / groups, Mg = convParam(4) / groups;
+  uint KH = convParam(7), KW = convParam(8), taps = KH * KW, Kg = Cg * taps;
+  uint OW = convParam(6), P = convParam(5) * OW, cols = convParam(0) * P, HW = convParam(2) * convParam(3);
+  bool plain = taps == 1 && convParam(9) == 1 && convParam(10) == 1 && convParam(11) == 0 && convParam(12) == 0 && HW == P;
   uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
   uint tilesP = (cols + 63) / 64, tilesM = (Mg + 63) / 64;
   for (uint g = gl_WorkGroupID.z; g < groups; g += gl_NumWorkGroups.z) {
@@ -31,7 +31,7 @@ void main() {
         uint pix = p0 + t % 64, kx0 = t / 64;
         bool pixOk = pix < cols;
         uint n = pixOk ? pix / P : 0, q = pix % P, oh = q / OW, ow = q % OW;
-        uint xImage = (n * p[1] + g * Cg) * HW;
+        uint xImage = (n * convParam(1) + g * Cg) * HW;
         float ra[4], rb[4];
         vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
         for (uint k0 = 0; k0 < Kg + 16; k0 += 16) {
@@ -63,11 +63,11 @@ void main() {
           uint oc = m0 + 4 * ty + i;
           if (oc >= Mg) continue;
           uint ch = g * Mg + oc;
-          float b = p[16] != 0 ? bias[ch] : 0.0;
+          float b = convParam(16) != 0 ? bias[ch] : 0.0;
           for (uint j = 0; j < 4; ++j) {
             uint c = p0 + 4 * tx + j;
             if (c >= cols) continue;
-            uint o = ((c / P) * p[4] + ch) * P + c % P;
+            uint o = ((c / P) * convParam(4) + ch) * P + c % P;
             outv[o] = epilogue(acc[i][j] + b, o, 0u);
           }
         }

@@ -9,12 +9,12 @@ layout(local_size_x = 256) in;
 
 void main() {
   uint i = linearInvocation();
-  uint OH = p[5], OW = p[6], M = p[4];
-  if (i >= p[0] * M * OH * OW) return;
+  uint OH = convParam(5), OW = convParam(6), M = convParam(4);
+  if (i >= convParam(0) * M * OH * OW) return;
   uint ow = i % OW, oh = (i / OW) % OH, ch = (i / (OW * OH)) % M, n = i / (OW * OH * M);
-  uint groups = p[15], Cg = p[1] / groups, Mg = M / groups, g = ch / Mg;
-  uint KH = p[7], KW = p[8];
-  float acc = p[16] != 0 ? bias[ch] : 0.0;
+  uint groups = convParam(15), Cg = convParam(1) / groups, Mg = M / groups, g = ch / Mg;
+  uint KH = convParam(7), KW = convParam(8);
+  float acc = convParam(16) != 0 ? bias[ch] : 0.0;
   for (uint c = 0; c < Cg; ++c)
     for (uint kh = 0; kh < KH; ++kh)
       for (uint kw = 0; kw < KW; ++kw)

@@ -26,7 +26,7 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 #include "common.glsl"
 #include "gemm_tile.glsl"
-#include "specialize.glsl"
+#include "conv_spec.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 2) readonly buffer B { float b[]; };
@@ -37,9 +37,7 @@ layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
 // Specialized copies (kernels/specialize.h): every param is a constant, so
 // the driver folds the index arithmetic (divisions by the image and kernel
 // sizes) and the mode.
-SPEC_PARAM(0) SPEC_PARAM(1) SPEC_PARAM(2) SPEC_PARAM(3) SPEC_PARAM(4) SPEC_PARAM(5) SPEC_PARAM(6) SPEC_PARAM(7)
-SPEC_PARAM(8) SPEC_PARAM(9) SPEC_PARAM(10) SPEC_PARAM(11) SPEC_PARAM(12) SPEC_PARAM(13) SPEC_PARAM(14)
-SPEC_PARAM(15) SPEC_PARAM(16) SPEC_PARAM(17) SPEC_PARAM(18)
+SPEC_PARAM(17) SPEC_PARAM(18)  // and 0..16 (conv_spec.glsl)
 
 void main() {
   uint N = PARAM(0), C = PARAM(1), H = PARAM(2), W = PARAM(3), M = PARAM(4), OH = PARAM(5), OW = PARAM(6),

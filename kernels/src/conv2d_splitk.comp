@@ -17,6 +17,7 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 #include "common.glsl"
 #include "gemm_tile.glsl"
+#include "conv_spec.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Wt { float w[]; };
@@ -25,20 +26,20 @@ layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
 // conv_params.glsl's inputTap (that header also declares the epilogue
 // bindings this kernel has no use for).
 float inputTap(uint n, uint ch, uint oh, uint ow, uint kh, uint kw) {
-  int ih = int(oh * p[9] + kh * p[13]) - int(p[11]);
-  int iw = int(ow * p[10] + kw * p[14]) - int(p[12]);
-  if (ih < 0 || iw < 0 || ih >= int(p[2]) || iw >= int(p[3])) return 0.0;
-  return x[((n * p[1] + ch) * p[2] + uint(ih)) * p[3] + uint(iw)];
+  int ih = int(oh * convParam(9) + kh * convParam(13)) - int(convParam(11));
+  int iw = int(ow * convParam(10) + kw * convParam(14)) - int(convParam(12));
+  if (ih < 0 || iw < 0 || ih >= int(convParam(2)) || iw >= int(convParam(3))) return 0.0;
+  return x[((n * convParam(1) + ch) * convParam(2) + uint(ih)) * convParam(3) + uint(iw)];
 }
 
 #include "atomic_add.glsl"
 
 void main() {
-  uint groups = p[15], Cg = p[1] / groups, Mg = p[4] / groups;
-  uint KH = p[7], KW = p[8], taps = KH * KW, Kg = Cg * taps;
-  uint OW = p[6], P = p[5] * OW, cols = p[0] * P, HW = p[2] * p[3];
-  uint slices = p[17], kLen = p[18];
-  bool plain = taps == 1 && p[9] == 1 && p[10] == 1 && p[11] == 0 && p[12] == 0 && HW == P;
+  uint groups = convParam(15), Cg = convParam(1) / groups, Mg = convParam(4) / groups;
+  uint KH = convParam(7), KW = convParam(8), taps = KH * KW, Kg = Cg * taps;
+  uint OW = convParam(6), P = convParam(5) * OW, cols = convParam(0) * P, HW = convParam(2) * convParam(3);
+  uint slices = convParam(17), kLen = convParam(18);
+  bool plain = taps == 1 && convParam(9) == 1 && convParam(10) == 1 && convParam(11) == 0 && convParam(12) == 0 && HW == P;
   uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
   uint tilesP = (cols + 63) / 64, tilesM = (Mg + 63) / 64;
   for (uint gz = gl_WorkGroupID.z; gz < groups * slices; gz += gl_NumWorkGroups.z) {
@@ -49,7 +50,7 @@ void main() {
         uint pix = p0 + t % 64, kx0 = t / 64;
         bool pixOk = pix < cols;
         uint n = pixOk ? pix / P : 0, q = pix % P, oh = q / OW, ow = q % OW;
-        uint xImage = (n * p[1] + g * Cg) * HW;
+        uint xImage = (n * convParam(1) + g * Cg) * HW;
         float ra[4], rb[4];
         vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
         for (uint k0 = kBegin; k0 < kEnd + 16; k0 += 16) {
@@ -83,7 +84,7 @@ void main() {
           uint ch = g * Mg + oc;
           for (uint j = 0; j < 4; ++j) {
             uint c = p0 + 4 * tx + j;
-            if (c < cols) atomicAddFloat(((c / P) * p[4] + ch) * P + c % P, acc[i][j]);
+            if (c < cols) atomicAddFloat(((c / P) * convParam(4) + ch) * P + c % P, acc[i][j]);
           }
         }
       }

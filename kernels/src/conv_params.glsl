@@ -7,6 +7,7 @@
 //   p[17..36] fused epilogue (epilogue.glsl)
 // Bindings: 1 = x, 2 = w, 3 = bias (the weight again when absent),
 // 4, 5 = epilogue operands (x again when absent), 6 = out.
+#include "conv_spec.glsl"
 layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Wt { float w[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Bias { float bias[]; };
@@ -20,8 +21,8 @@ layout(std430, set = 0, binding = 6) writeonly buffer Out { float outv[]; };
 // x value for output pixel (oh, ow), input channel ch of image n, kernel
 // tap (kh, kw); 0 in the padding.
 float inputTap(uint n, uint ch, uint oh, uint ow, uint kh, uint kw) {
-  int ih = int(oh * p[9] + kh * p[13]) - int(p[11]);
-  int iw = int(ow * p[10] + kw * p[14]) - int(p[12]);
-  if (ih < 0 || iw < 0 || ih >= int(p[2]) || iw >= int(p[3])) return 0.0;
-  return x[((n * p[1] + ch) * p[2] + uint(ih)) * p[3] + uint(iw)];
+  int ih = int(oh * convParam(9) + kh * convParam(13)) - int(convParam(11));
+  int iw = int(ow * convParam(10) + kw * convParam(14)) - int(convParam(12));
+  if (ih < 0 || iw < 0 || ih >= int(convParam(2)) || iw >= int(convParam(3))) return 0.0;
+  return x[((n * convParam(1) + ch) * convParam(2) + uint(ih)) * convParam(3) + uint(iw)];
 }

@@ -16,9 +16,23 @@
 #version 450
 layout(local_size_x = 128) in;
 #include "common.glsl"
+#include "specialize.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer X { uint x[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Out { uint outv[]; };
+
+// Specialized copies (kernels/specialize.h): every param is a constant, so
+// the driver folds the op, the mode and the divisions of the index walks.
+SPEC_PARAM(0) SPEC_PARAM(1) SPEC_PARAM(2) SPEC_PARAM(3) SPEC_PARAM(4) SPEC_PARAM(5) SPEC_PARAM(6) SPEC_PARAM(7) SPEC_PARAM(8) SPEC_PARAM(9) SPEC_PARAM(10) SPEC_PARAM(11) SPEC_PARAM(12) SPEC_PARAM(13) SPEC_PARAM(14)
+SPEC_PARAM(15) SPEC_PARAM(16) SPEC_PARAM(17) SPEC_PARAM(18) SPEC_PARAM(19) SPEC_PARAM(20) SPEC_PARAM(21) SPEC_PARAM(22) SPEC_PARAM(23) SPEC_PARAM(24) SPEC_PARAM(25) SPEC_PARAM(26) SPEC_PARAM(27) SPEC_PARAM(28)
+uint param(uint k) {
+  if (kSpecialized) switch (k) {
+      SPEC_CASE(0) SPEC_CASE(1) SPEC_CASE(2) SPEC_CASE(3) SPEC_CASE(4) SPEC_CASE(5) SPEC_CASE(6) SPEC_CASE(7) SPEC_CASE(8) SPEC_CASE(9)
+      SPEC_CASE(10) SPEC_CASE(11) SPEC_CASE(12) SPEC_CASE(13) SPEC_CASE(14) SPEC_CASE(15) SPEC_CASE(16) SPEC_CASE(17) SPEC_CASE(18) SPEC_CASE(19)
+      SPEC_CASE(20) SPEC_CASE(21) SPEC_CASE(22) SPEC_CASE(23) SPEC_CASE(24) SPEC_CASE(25) SPEC_CASE(26) SPEC_CASE(27) SPEC_CASE(28)
+    }
+  return p[k];
+}
 
 shared uint sharedVal[128];
 shared uint sharedIdx[128];
@@ -27,8 +41,8 @@ shared uint sharedIdx[128];
 uint walk(uint index, uint dims, uint strides) {
   uint off = 0;
   for (int d = 5; d >= 0 && index != 0u; --d) {
-    uint q = index / p[dims + d];
-    off += (index - q * p[dims + d]) * p[strides + d];
+    uint q = index / param(dims + d);
+    off += (index - q * param(dims + d)) * param(strides + d);
     index = q;
   }
   return off;
@@ -87,9 +101,9 @@ void accumulate(uint op, bool isInt, uint v, uint r, inout uint val, inout uint 
 void partial(uint base, uint first, uint step, uint op, bool isInt, out uint val, out uint idx) {
   val = identity(op, isInt);
   idx = 0xffffffffu;
-  uint inner = p[22], innerStride = p[28];
+  uint inner = param(22), innerStride = param(28);
   if (inner >= step) {
-    uint rows = p[1] / inner;
+    uint rows = param(1) / inner;
     for (uint row = 0; row < rows; ++row) {
       uint rowBase = base + walk(row * inner, 17, 23);
       for (uint i = first; i < inner; i += step)
@@ -97,22 +111,22 @@ void partial(uint base, uint first, uint step, uint op, bool isInt, out uint val
     }
     return;
   }
-  for (uint r = first; r < p[1]; r += step) accumulate(op, isInt, x[base + walk(r, 17, 23)], r, val, idx);
+  for (uint r = first; r < param(1); r += step) accumulate(op, isInt, x[base + walk(r, 17, 23)], r, val, idx);
 }
 
 void main() {
-  uint op = p[2];
-  bool isInt = p[3] != 0;
+  uint op = param(2);
+  bool isInt = param(3) != 0;
   uint val, idx;
-  if (p[4] == 0) {
+  if (param(4) == 0) {
     uint o = linearInvocation();
-    if (o >= p[0]) return;
+    if (o >= param(0)) return;
     partial(walk(o, 5, 11), 0, 1, op, isInt, val, idx);
-    outv[o] = op == 5 ? min(idx, p[1] - 1) : finish(op, isInt, val, p[1]);
+    outv[o] = op == 5 ? min(idx, param(1) - 1) : finish(op, isInt, val, param(1));
     return;
   }
   uint o = linearGroup();  // uniform: the whole workgroup returns together
-  if (o >= p[0]) return;
+  if (o >= param(0)) return;
   uint t = gl_LocalInvocationIndex;
   partial(walk(o, 5, 11), t, 128, op, isInt, val, idx);
   sharedVal[t] = val;
@@ -132,5 +146,5 @@ void main() {
     }
     barrier();
   }
-  if (t == 0) outv[o] = op == 5 ? min(sharedIdx[0], p[1] - 1) : finish(op, isInt, sharedVal[0], p[1]);
+  if (t == 0) outv[o] = op == 5 ? min(sharedIdx[0], param(1) - 1) : finish(op, isInt, sharedVal[0], param(1));
 }

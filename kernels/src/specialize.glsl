@@ -6,3 +6,6 @@
 layout(constant_id = 2000) const bool kSpecialized = false;
 #define SPEC_PARAM(k) layout(constant_id = k) const uint sp##k = 0u;
 #define PARAM(k) (kSpecialized ? sp##k : p[k])
+// For a param read at a computed index: a function whose switch lists the
+// kernel's SPEC_PARAMs as SPEC_CASE(k), returning p[k] otherwise.
+#define SPEC_CASE(k) case k: return sp##k;
