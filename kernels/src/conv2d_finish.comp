@@ -19,17 +19,30 @@ layout(std430, set = 0, binding = 4) buffer Out { float outv[]; };
 #define EPI_BINDING0 2
 #define EPI_BINDING1 3
 #include "math.glsl"
+#include "specialize.glsl"
+// Specialized copies (kernels/specialize.h): every word, the epilogue's
+// included, is a constant.
+SPEC_PARAM(0) SPEC_PARAM(1) SPEC_PARAM(2) SPEC_PARAM(3) SPEC_PARAM(4) SPEC_PARAM(5) SPEC_PARAM(6) SPEC_PARAM(7) SPEC_PARAM(8) SPEC_PARAM(9) SPEC_PARAM(10) SPEC_PARAM(11) SPEC_PARAM(12)
+SPEC_PARAM(13) SPEC_PARAM(14) SPEC_PARAM(15) SPEC_PARAM(16) SPEC_PARAM(17) SPEC_PARAM(18) SPEC_PARAM(19) SPEC_PARAM(20) SPEC_PARAM(21) SPEC_PARAM(22) SPEC_PARAM(23) SPEC_PARAM(24)
+uint param(uint k) {
+  if (kSpecialized) switch (k) {
+      SPEC_CASE(0) SPEC_CASE(1) SPEC_CASE(2) SPEC_CASE(3) SPEC_CASE(4) SPEC_CASE(5) SPEC_CASE(6) SPEC_CASE(7) SPEC_CASE(8) SPEC_CASE(9) SPEC_CASE(10) SPEC_CASE(11) SPEC_CASE(12)
+      SPEC_CASE(13) SPEC_CASE(14) SPEC_CASE(15) SPEC_CASE(16) SPEC_CASE(17) SPEC_CASE(18) SPEC_CASE(19) SPEC_CASE(20) SPEC_CASE(21) SPEC_CASE(22) SPEC_CASE(23) SPEC_CASE(24)
+    }
+  return p[k];
+}
+#define EPI_PARAM(k) param(k)
 #include "epilogue.glsl"
 
 void main() {
   uint o = linearInvocation();
-  if (o >= p[0]) return;
-  if (p[4] == 0u) {
+  if (o >= param(0)) return;
+  if (param(4) == 0u) {
     outv[o] = 0.0;
     return;
   }
   float v = outv[o];
-  uint channel = (o / p[2]) % p[1];
-  if (p[3] != 0u) v += bias[channel];
+  uint channel = (o / param(2)) % param(1);
+  if (param(3) != 0u) v += bias[channel];
   outv[o] = epilogue(v, o, channel);
 }

@@ -16,6 +16,17 @@ layout(std430, set = 0, binding = 6) writeonly buffer Out { float outv[]; };
 #define EPI_BINDING0 4
 #define EPI_BINDING1 5
 #include "math.glsl"
+// The epilogue's words too, when specialized (epilogue.glsl's EPI_PARAM).
+SPEC_PARAM(17) SPEC_PARAM(18) SPEC_PARAM(19) SPEC_PARAM(20) SPEC_PARAM(21) SPEC_PARAM(22) SPEC_PARAM(23) SPEC_PARAM(24) SPEC_PARAM(25) SPEC_PARAM(26)
+SPEC_PARAM(27) SPEC_PARAM(28) SPEC_PARAM(29) SPEC_PARAM(30) SPEC_PARAM(31) SPEC_PARAM(32) SPEC_PARAM(33) SPEC_PARAM(34) SPEC_PARAM(35) SPEC_PARAM(36)
+uint epiParam(uint k) {
+  if (kSpecialized) switch (k) {
+      SPEC_CASE(17) SPEC_CASE(18) SPEC_CASE(19) SPEC_CASE(20) SPEC_CASE(21) SPEC_CASE(22) SPEC_CASE(23) SPEC_CASE(24) SPEC_CASE(25) SPEC_CASE(26)
+      SPEC_CASE(27) SPEC_CASE(28) SPEC_CASE(29) SPEC_CASE(30) SPEC_CASE(31) SPEC_CASE(32) SPEC_CASE(33) SPEC_CASE(34) SPEC_CASE(35) SPEC_CASE(36)
+    }
+  return p[k];
+}
+#define EPI_PARAM(k) epiParam(k)
 #include "epilogue.glsl"
 
 // x value for output pixel (oh, ow), input channel ch of image n, kernel

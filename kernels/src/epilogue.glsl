@@ -8,14 +8,20 @@
 //   +2 + 3s: step s as code (EpilogueStep: 1 relu, 2 clip, 3 leaky_relu,
 //   4 sigmoid, 5 gelu erf, 6 gelu tanh, 7 add operand, 8 hard_swish,
 //   9 tanh), arg0, arg1 (f32 bits)
+// The includer may define EPI_PARAM(k) to read word k (a kernel specialized
+// to its dispatch, kernels/specialize.h: the driver then unrolls the steps
+// and folds their codes); else p[k].
+#ifndef EPI_PARAM
+#define EPI_PARAM(k) p[k]
+#endif
 layout(std430, set = 0, binding = EPI_BINDING0) readonly buffer Epi0 { float epi0[]; };
 layout(std430, set = 0, binding = EPI_BINDING1) readonly buffer Epi1 { float epi1[]; };
 
 float epilogue(float v, uint idx, uint col) {
-  uint steps = min(p[EPI_BASE], 6u), operand = 0;
+  uint steps = min(EPI_PARAM(EPI_BASE), 6u), operand = 0;
   for (uint s = 0; s < steps; ++s) {
-    uint at = EPI_BASE + 2 + 3 * s, code = p[at];
-    float a0 = pfloat(at + 1), a1 = pfloat(at + 2);
+    uint at = EPI_BASE + 2 + 3 * s, code = EPI_PARAM(at);
+    float a0 = uintBitsToFloat(EPI_PARAM(at + 1)), a1 = uintBitsToFloat(EPI_PARAM(at + 2));
     if (code == 1u) v = max(v, 0.0);
     else if (code == 2u) v = min(max(v, a0), a1);
     else if (code == 3u) v = v >= 0.0 ? v : v * a0;
@@ -23,7 +29,7 @@ float epilogue(float v, uint idx, uint col) {
     else if (code == 5u) v = 0.5 * v * (1.0 + erfApprox(v * 0.70710678118654752));
     else if (code == 6u) v = 0.5 * v * (1.0 + tanhSafe(0.79788456080286536 * (v + 0.044715 * v * v * v)));
     else if (code == 7u) {
-      uint j = ((p[EPI_BASE + 1] >> operand) & 1u) != 0u ? col : idx;
+      uint j = ((EPI_PARAM(EPI_BASE + 1) >> operand) & 1u) != 0u ? col : idx;
       v += operand == 0u ? epi0[j] : epi1[j];
       ++operand;
     } else if (code == 8u) v = v * clamp(v / 6.0 + 0.5, 0.0, 1.0);
