@@ -11,6 +11,28 @@
 
 namespace mgc::kern {
 
+namespace {
+
+// qmatvec's p[42], S: 0 for its per-row path (several rows of x, rows of
+// W not a multiple of 4 words, groups that split a 4-word column unevenly),
+// else how many warps share 4 rows of W in the one-row path
+// (qmatvec_rows.glsl; 32 / S rows per workgroup). More slices until about
+// 256 workgroups stream W (two per multiprocessor of a big GPU: one wave)
+// and each lane takes at most 4 steps (its next step's loads are in flight
+// during each; fewer workgroups stage x fewer times); a step of S warps (32
+// S columns of 4 words) must fit the row and one staged chunk of x (4096
+// values, 1024 / per columns).
+int64_t rowSlices(int64_t M, int64_t N, int64_t words, int64_t wordsPerGroup, int64_t per) {
+  if (M != 1 || words % 4 != 0 || (wordsPerGroup % 4 != 0 && wordsPerGroup > 2)) return 0;
+  const int64_t columns = std::min<int64_t>(words / 4, 1024 / per);
+  auto enough = [&](int64_t s) { return (N + 32 / s - 1) / (32 / s) >= 256 && words / 4 <= 4 * 32 * s; };
+  int64_t s = 1;
+  while (s < 8 && 64 * s <= columns && !enough(s)) s *= 2;
+  return s;
+}
+
+}  // namespace
+
 std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
   const TensorType& x = inType(g, n, 0);
   const TensorType& words = inType(g, n, 1);
@@ -34,12 +56,10 @@ std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
   const bool rms = pro == Prologue::RmsNorm, swiglu = pro == Prologue::SwiGlu;
   if (pro != Prologue::None && M > kMatVecRows)
     fail(n, "a prologue needs at most " + std::to_string(kMatVecRows) + " rows");
-  if (pro != Prologue::None && M == 1 && K > kPrologueMaxK)  // staged in shared memory (qmatvec.comp)
-    fail(n, "a prologue on one row needs K <= " + std::to_string(kPrologueMaxK) + ", got " + std::to_string(K));
   d.params.push_back(2u | uint32_t(rms) << 3 | uint32_t(swiglu) << 4);
   d.params.push_back(uint32_t(n.i("format", 0)));  // p[37]
   d.params.push_back(u32(n, n.i("group", 0), "group"));  // p[38]
-  // p[39] words per group, p[40] groups per row (scaled formats; 1, 1 for f16).
+  // p[39] words per group, p[40] groups per row (f16: one group, the whole row).
   const int64_t per = weightsPerWord(WeightFormat(n.i("format", 0)));
   const int64_t group = scaled ? n.i("group", 0) : K;
   d.params.push_back(u32(n, group / per, "words per group"));
@@ -47,8 +67,11 @@ std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
   auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
   if (M <= kMatVecRows) {
     d.params.push_back(f32Bits(rms ? n.f("rms_eps") : 0.0));  // p[41]
+    const int64_t slices = rowSlices(M, N, K / per, group / per, per);
+    d.params.push_back(uint32_t(slices));  // p[42]
     d.bindings.insert(d.bindings.end() - 1, pro != Prologue::None ? prologueOperand(n) : n.inputs[0]);  // u: binding 6
-    d.groups[0] = clamp((N + 7) / 8);  // 8 columns per workgroup (qmatvec.comp)
+    const int64_t rowsPerGroup = slices != 0 ? 32 / slices : 8;
+    d.groups[0] = clamp((N + rowsPerGroup - 1) / rowsPerGroup);
     d.groups[1] = d.groups[2] = 1;
     return {d};
   }

@@ -1,33 +1,39 @@
-// qmatvec: C = x @ Wᵀ for packed low-bit weights W [N, K] and at most 4
-// rows of x (a decode step): matvec.comp's trans_b scheme on packed words.
-// A workgroup owns 8 columns (rows of W), one warp each; lanes stride over
-// the row's 32-bit words (coalesced: 128 bytes per warp per step, four
-// words in flight per lane), decode each word in registers (qweights.glsl)
-// and apply the group scale once per word; partial sums meet in shared
-// memory. One row (M = 1, a decode step) takes a scalar path reading x
-// as aligned vec4s and, when rows are a multiple of 4 words, the weights
-// 16 bytes per load (four loads, 64 bytes, in flight per lane). Bytes streamed per weight: 2 (f16), 1 (int8), 0.5 (int4), 0.25
-// (ternary), plus 4 / group for the scales.
+// qmatvec: C = x @ Wᵀ for packed low-bit weights W [N, K] (qweights.glsl)
+// and at most 4 rows of x (decode steps). Bytes streamed per weight: 2
+// (f16), 1 (int8), 0.5 (int4), 0.25 (ternary), plus 4 / group for scales.
+//
+// Two paths, chosen by the lowering (p[42], kernels/lower_qmatmul.cpp):
+// - One row of x whose row of W is a multiple of 4 words (p[42] = S != 0,
+//   qmatvec_rows.glsl): a warp computes 4 rows of W at once, 16-byte loads,
+//   x staged in shared memory transposed so each vec4 a lane reads serves
+//   the 4 rows; S warps share 4 rows when W is narrow. 32 / S rows of W per
+//   workgroup.
+// - Otherwise (p[42] = 0): matvec.comp's trans_b scheme on 32-bit words, a
+//   warp per row of W (8 per workgroup), lanes striding over the row, vec4
+//   math over x's rows, fields decoded by qField.
 // Prologues (ir/epilogue.h), operand u at binding 6: RMSNorm (p[36] bit
-// 3): as matvec.comp, each workgroup takes the mean square of x's rows
-// first, x is read times u, and the sums are scaled by 1 / rms; SwiGLU
-// (bit 4): x is read as silu(x) * u. One row (K <= kStagedK) is staged in
-// shared memory with the prologue applied, so the many unrolled dot
-// products read it as they read x (and the shader does not carry the
-// prologue at each of them); several rows apply it per read.
+// 3): each workgroup first takes the mean square of x's rows, x is read
+// times u, and the sums are scaled by 1 / rms; SwiGLU (bit 4): x is read as
+// silu(x) * u. The one-row path applies them as it stages x.
 // Bindings: as qmatmul.comp with u inserted before the output: 1 = x,
 // 2 = words, 3 = scales, 4, 5 = epilogue operands, 6 = u (x again without
 // a prologue), 7 = C. Params: qmatmul.comp's, plus p[39] words per group,
-// p[40] groups per row, p[41] the rms prologue's epsilon (float bits).
-// Grid: (column groups, 1, 1), clamped.
+// p[40] groups per row, p[41] the rms prologue's epsilon (float bits),
+// p[42] S (slices per 4 rows of W; 0: the per-row path).
+// Grid: (ceil(N / rows per workgroup), 1, 1), clamped; workgroups loop.
+// Specialized copies (kernels/specialize.h): M, K, the flags, format, words
+// per group, groups per row and S are also specialization constants
+// (SpecId = word), so the driver folds the format and prologue branches,
+// the field shifts and the group arithmetic of each dispatch.
 // Variant `subgroup` (devices with subgroup arithmetic): the sums over a
-// column's 32 lanes and the prologue's mean square use subgroupAdd instead
+// warp's 32 lanes and the prologue's mean square use subgroupAdd instead
 // of trees in shared memory (0 barriers per column group instead of 7 when
 // subgroups are 32 wide, 2 when narrower; wider ones take the tree). It
 // assumes subgroups are consecutive runs of gl_LocalInvocationIndex, as on
 // every driver it runs on (tests: lavapipe's 8-wide, NVIDIA's 32-wide).
 // mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP env=vulkan1.1 msl=20100
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 #ifdef MGC_SUBGROUP
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
@@ -46,36 +52,45 @@ layout(std430, set = 0, binding = 7) writeonly buffer C { float c[]; };
 #include "epilogue.glsl"
 #include "qweights.glsl"
 
+#include "specialize.glsl"
+SPEC_PARAM(0)   // M
+SPEC_PARAM(2)   // K
+SPEC_PARAM(36)  // flags
+SPEC_PARAM(37)  // format
+SPEC_PARAM(39)  // words per group
+SPEC_PARAM(40)  // groups per row
+SPEC_PARAM(42)  // S
+uint rowsOfX() { return PARAM(0); }
+uint dimK() { return PARAM(2); }
+uint flags() { return PARAM(36); }
+uint qFormat() { return PARAM(37); }
+uint wordsPerGroup() { return PARAM(39); }
+uint groupsPerRow() { return PARAM(40); }
+uint slices() { return PARAM(42); }
+
 shared vec4 partial[256];
 shared vec4 rowScale;  // 1 / rms of x's rows (the prologue)
 
+bool rmsOn() { return (flags() & 8u) != 0u; }
+bool hasPrologue() { return (flags() & 24u) != 0u; }
 // x's elements as the product sees them: times u (rms prologue), or
 // silu(x) * u (swiglu prologue).
 vec4 prologue(vec4 x, vec4 u) {
-  if ((p[36] & 8u) != 0u) return x * u;
-  if ((p[36] & 16u) != 0u) return x * vec4(sigmoid(x.x), sigmoid(x.y), sigmoid(x.z), sigmoid(x.w)) * u;
+  if (rmsOn()) return x * u;
+  if ((flags() & 16u) != 0u) return x * vec4(sigmoid(x.x), sigmoid(x.y), sigmoid(x.z), sigmoid(x.w)) * u;
   return x;
 }
-bool hasPrologue() { return (p[36] & 24u) != 0u; }
-const uint kStagedK = 4096;  // lower_qmatmul.cpp's limit for one row with a prologue
-shared vec4 xs[kStagedK / 4u];  // one row of x, the prologue applied
-vec4 x4(uint i4) { return hasPrologue() ? xs[i4] : a4[i4]; }  // one row (M = 1)
 float xAt(uint i) {
   float v = a4[i >> 2u][i & 3u];
   if (!hasPrologue()) return v;
-  uint j = (p[36] & 8u) != 0u ? i % p[2] : i;  // rms: u[k]; swiglu: u as x
+  uint j = rmsOn() ? i % dimK() : i;  // rms: u[k]; swiglu: u as x
   return prologue(vec4(v), vec4(u4[j >> 2u][j & 3u])).x;
 }
 
-// The prologue: 1 / sqrt(mean(x[m, :]²) + eps) for x's rows, into rowScale.
-void takeRowNorms() {
-  uint t = gl_LocalInvocationIndex, M = p[0], K = p[2];
-  vec4 ss = vec4(0.0);
-  for (uint k = t; k < K; k += 256u)
-    for (uint m = 0u; m < min(M, 4u); ++m) {
-      float v = a4[(m * K + k) >> 2u][(m * K + k) & 3u];
-      ss[m] += v * v;
-    }
+// The prologue: 1 / sqrt(mean(x[m, :]²) + eps) for x's rows, into rowScale,
+// from each invocation's part of the sums of squares (ss[m], row m).
+void takeRowNorms(vec4 ss) {
+  uint t = gl_LocalInvocationIndex, K = dimK();
 #ifdef MGC_SUBGROUP
   vec4 s = subgroupAdd(ss);
   if (subgroupElect()) partial[gl_SubgroupID] = s;
@@ -125,132 +140,67 @@ vec4 columnSum(vec4 v, uint t, uint lane) {
   return partial[t];
 }
 
+// ---- Any M <= 4, a warp per row of W -----------------------------------
+
 // Rows 0..3 of x at column k (0 past M).
 vec4 xColumn(uint k) {
-  uint M = p[0], K = p[2];
+  uint M = rowsOfX(), K = dimK();
   return vec4(xAt(k), M > 1u ? xAt(K + k) : 0.0, M > 2u ? xAt(2u * K + k) : 0.0, M > 3u ? xAt(3u * K + k) : 0.0);
 }
 
-// Any M <= 4: Σ over the word's fields e of W[n, k0 + e] * x[:, k0 + e].
-vec4 wordDot(uint word, uint k0, uint format) {
+// Σ over word j's fields e of W[n, k0 + e] * x[:, k0 + e], scaled.
+vec4 scaledWordDot(uint n, uint j, uint format) {
+  uint per = 32u / qBits(format), k0 = j * per, W = dimK() / per;
+  uint word = words4[(n * W + j) >> 2u][(n * W + j) & 3u];
   if (format == QF16) {
     vec2 h = unpackHalf2x16(word);
     return h.x * xColumn(k0) + h.y * xColumn(k0 + 1u);
   }
-  uint bits = qBits(format), per = 32u / bits;
   vec4 s = vec4(0.0);
-  for (uint e = 0u; e < per; ++e) s += qField(word, e, bits) * xColumn(k0 + e);
-  return s;
+  for (uint e = 0u; e < per; ++e) s += qField(word, e, qBits(format)) * xColumn(k0 + e);
+  return scales[n * groupsPerRow() + j / wordsPerGroup()] * s;
 }
 
-// One row (M = 1: x read as vec4s; bindings cover whole vec4s, see
-// compiler/bundle_builder.cpp): the same sum, scalar.
-float wordDot1(uint word, uint k0, uint format) {
-  if (format == QF16) {
-    vec4 x = x4(k0 >> 2u);
-    vec2 h = unpackHalf2x16(word);
-    return (k0 & 2u) != 0u ? h.x * x.z + h.y * x.w : h.x * x.x + h.y * x.y;
+void wordsPath(uint t) {
+  uint M = rowsOfX(), N = p[1], format = qFormat(), W = dimK() / (32u / qBits(format));
+  uint col = t / 32u, lane = t % 32u, groups = (N + 7u) / 8u;
+  for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
+    uint n = gx * 8u + col, j = lane;
+    vec4 acc = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
+    if (n < N) {
+      for (; j + 96u < W; j += 128u) {
+        acc += scaledWordDot(n, j, format);
+        acc1 += scaledWordDot(n, j + 32u, format);
+        acc2 += scaledWordDot(n, j + 64u, format);
+        acc3 += scaledWordDot(n, j + 96u, format);
+      }
+      for (; j < W; j += 32u) acc += scaledWordDot(n, j, format);
+    }
+    vec4 s = columnSum(acc + acc1 + acc2 + acc3, t, lane);
+    if (lane == 0u && n < N) {
+      if (rmsOn()) s *= rowScale;
+      for (uint m = 0u; m < min(M, 4u); ++m) c[m * N + n] = epilogue(s[m], m * N + n, n);
+    }
   }
-  uint bits = qBits(format), per = 32u / bits;
-  float s = 0.0;
-  for (uint v = 0u; v < per / 4u; ++v) {
-    vec4 x = x4((k0 >> 2u) + v);
-    s += dot(x, vec4(qField(word, 4u * v, bits), qField(word, 4u * v + 1u, bits), qField(word, 4u * v + 2u, bits),
-                     qField(word, 4u * v + 3u, bits)));
-  }
-  return s;
 }
 
-uint wordAt(uint i) { return words4[i >> 2u][i & 3u]; }
+#include "qmatvec_rows.glsl"
 
-float scaleOf(uint n, uint k0, uint format) { return format == QF16 ? 1.0 : scales[n * (p[2] / p[38]) + k0 / p[38]]; }
-
-vec4 scaledWordDot(uint n, uint j, uint format, bool one) {
-  uint K = p[2], per = 32u / qBits(format), k0 = j * per;
-  uint word = wordAt(n * (K / per) + j);
-  float s = scaleOf(n, k0, format);
-  return one ? vec4(s * wordDot1(word, k0, format), 0.0, 0.0, 0.0) : s * wordDot(word, k0, format);
-}
-
-// ---- One row, rows of W a multiple of 4 words: 16-byte loads ----------
-// Each format's decode is spelled with constant widths (QF below), so a
-// field costs a shift-and-xor, a subtract and a multiply-add; a scale
-// index costs one division per 16 bytes when a group spans whole loads.
-
-// Field E of word W for BITS-bit fields (qField with constant widths).
-#define QF(W, E, BITS) (uintBitsToFloat((((W) >> ((E) * BITS)) & ((1u << BITS) - 1u)) ^ (0x4B000000u | (1u << (BITS - 1u)))) - uintBitsToFloat(0x4B000000u | (1u << (BITS - 1u))))
-#define QV4(W, E, BITS) vec4(QF(W, E, BITS), QF(W, E + 1u, BITS), QF(W, E + 2u, BITS), QF(W, E + 3u, BITS))
-
-// Σ x[k0 + e] W[e] over one word; i4 = the index of x[k0] / 4.
-float dotF16(uint w, uint k0) { vec4 x = x4(k0 >> 2u); vec2 h = unpackHalf2x16(w); return (k0 & 2u) != 0u ? dot(h, x.zw) : dot(h, x.xy); }
-float dotInt8(uint w, uint i4) { return dot(x4(i4), QV4(w, 0u, 8u)); }
-float dotInt4(uint w, uint i4) { return dot(x4(i4), QV4(w, 0u, 4u)) + dot(x4(i4 + 1u), QV4(w, 4u, 4u)); }
-float dotTernary(uint w, uint i4) {
-  return dot(x4(i4), QV4(w, 0u, 2u)) + dot(x4(i4 + 1u), QV4(w, 4u, 2u)) + dot(x4(i4 + 2u), QV4(w, 8u, 2u)) +
-         dot(x4(i4 + 3u), QV4(w, 12u, 2u));
-}
-
-// The scale of word j of row n: p[39] words per group, p[40] groups per row.
-float wordScale(uint n, uint j) { return scales[n * p[40] + j / p[39]]; }
-
-// 16 bytes (words 4 j4 .. 4 j4 + 3 of row n) times x, scaled.
-float quadDot(uvec4 w, uint j4, uint n, uint format) {
-  uint j = 4u * j4;
-  if (format == QF16) return dotF16(w.x, 2u * j) + dotF16(w.y, 2u * j + 2u) + dotF16(w.z, 2u * j + 4u) + dotF16(w.w, 2u * j + 6u);
-  bool shared4 = p[39] % 4u == 0u;  // one group spans the 4 words
-  float s0 = wordScale(n, j), s1 = shared4 ? s0 : wordScale(n, j + 1u), s2 = shared4 ? s0 : wordScale(n, j + 2u),
-        s3 = shared4 ? s0 : wordScale(n, j + 3u);
-  if (format == QINT8) return s0 * dotInt8(w.x, j) + s1 * dotInt8(w.y, j + 1u) + s2 * dotInt8(w.z, j + 2u) + s3 * dotInt8(w.w, j + 3u);
-  if (format == QINT4)
-    return s0 * dotInt4(w.x, 2u * j) + s1 * dotInt4(w.y, 2u * j + 2u) + s2 * dotInt4(w.z, 2u * j + 4u) + s3 * dotInt4(w.w, 2u * j + 6u);
-  return s0 * dotTernary(w.x, 4u * j) + s1 * dotTernary(w.y, 4u * j + 4u) + s2 * dotTernary(w.z, 4u * j + 8u) +
-         s3 * dotTernary(w.w, 4u * j + 12u);
+// x's sums of squares, invocation t's part.
+vec4 squareSums(uint t) {
+  uint M = rowsOfX(), K = dimK();
+  vec4 ss = vec4(0.0);
+  for (uint k = t; k < K; k += 256u)
+    for (uint m = 0u; m < min(M, 4u); ++m) {
+      float v = a4[(m * K + k) >> 2u][(m * K + k) & 3u];
+      ss[m] += v * v;
+    }
+  return ss;
 }
 
 void main() {
-  uint M = p[0], N = p[1], K = p[2], format = p[37];
-  uint per = 32u / qBits(format), W = K / per;  // words per row
-  bool one = M == 1u;  // uniform: the scalar path
-  uint t = gl_LocalInvocationIndex, col = t / 32u, lane = t % 32u;
-  uint groups = (N + 7u) / 8u;
-  bool rms = (p[36] & 8u) != 0u;
-  if (rms) takeRowNorms();
-  if (one && hasPrologue()) {
-    for (uint i = t; i < (K + 3u) / 4u; i += 256u) xs[i] = prologue(a4[i], u4[i]);
-    barrier();
-  }
-  for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
-    uint n = gx * 8u + col;
-    vec4 acc = vec4(0.0);
-    if (n < N && one && (W & 3u) == 0u) {
-      uint W4 = W / 4u, row = n * W4, j = lane;
-      float s0 = 0.0, s1 = 0.0;
-      for (; j + 96u < W4; j += 128u) {
-        uvec4 w0 = words4[row + j], w1 = words4[row + j + 32u], w2 = words4[row + j + 64u], w3 = words4[row + j + 96u];
-        s0 += quadDot(w0, j, n, format) + quadDot(w1, j + 32u, n, format);
-        s1 += quadDot(w2, j + 64u, n, format) + quadDot(w3, j + 96u, n, format);
-      }
-      for (; j < W4; j += 32u) s0 += quadDot(words4[row + j], j, n, format);
-      acc.x = s0 + s1;
-    } else if (n < N) {
-      uint j = lane;
-      vec4 acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
-      for (; j + 96u < W; j += 128u) {
-        acc += scaledWordDot(n, j, format, one);
-        acc1 += scaledWordDot(n, j + 32u, format, one);
-        acc2 += scaledWordDot(n, j + 64u, format, one);
-        acc3 += scaledWordDot(n, j + 96u, format, one);
-      }
-      for (; j < W; j += 32u) acc += scaledWordDot(n, j, format, one);
-      acc += acc1 + acc2 + acc3;
-    }
-    vec4 s = columnSum(acc, t, lane);
-    if (lane == 0u && n < N) {
-      if (rms) s *= rowScale;
-      for (uint m = 0u; m < min(M, 4u); ++m) {
-        uint o = m * N + n;
-        c[o] = epilogue(s[m], o, n);
-      }
-    }
-  }
+  uint t = gl_LocalInvocationIndex;
+  if (rmsOn() && slices() == 0u) takeRowNorms(squareSums(t));  // the one-row path takes them as it stages x
+  if (slices() != 0u) rowsPath(t);
+  else wordsPath(t);
 }

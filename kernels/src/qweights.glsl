@@ -18,3 +18,14 @@ float qField(uint word, uint e, uint bits) {
   uint biased = ((word >> (e * bits)) & ((sgn << 1u) - 1u)) ^ (0x4B000000u | sgn);
   return uintBitsToFloat(biased) - uintBitsToFloat(0x4B000000u | sgn);
 }
+
+// Field e of a word of b-bit fields as f = 1 + (q + 2^(b-1)) / 2^b: the
+// field, its sign bit flipped, shifted into the top mantissa bits of 1.0.
+// One shift and one logic op (no conversion, no subtraction); a sum
+// Σ x f over fields then gives Σ x q = 2^b (Σ x f - 1.5 Σ x) exactly up to
+// f32 rounding (qmatvec_rows.glsl). e and b are constants at every use.
+float qTop(uint word, uint e, uint b) {
+  int shift = int(23u - b) - int(e * b);
+  uint v = shift >= 0 ? word << uint(shift) : word >> uint(-shift);
+  return uintBitsToFloat((v & (((1u << b) - 1u) << (23u - b))) ^ 0x3FC00000u);
+}

@@ -269,6 +269,32 @@ void nnCases(Builder& b) {
   qm("f16 matvec 1x64 swiglu prologue", WeightFormat::F16, {1, 64}, 20, 0, {noScales, N(F({1, 64}))}, swi);
   qm("int4 matvec 1x1024 swiglu prologue", WeightFormat::Int4, {1, 1024}, 11, 64, {N(F({1, 1024}))}, swi);
   qm("int8 matvec 3 rows swiglu prologue", WeightFormat::Int8, {3, 128}, 21, 32, {N(F({3, 128}))}, swi);
+  // qmatvec's one-row path (qmatvec_rows.glsl): 4 rows of W per warp, N not a multiple of 4 nor of
+  // the workgroup's rows; S warps per 4 rows (lower_qmatmul.cpp: 1 for short rows, up to 8 for long
+  // rows and few outputs); x staged in chunks of 4096 (two and a partial third); each format; groups
+  // spanning 4-word columns (1, 2, 3 or 4 per group), half or a quarter of one (two or four scales
+  // per column); the prologues and epilogues with slices.
+  qm("int4 rows g32 1x1024 n37 (S 1)", WeightFormat::Int4, {1, 1024}, 37, 32);
+  qm("int4 rows g128 1x2048 n70 (S 2)", WeightFormat::Int4, {1, 2048}, 70, 128);
+  qm("int4 rows g64 1x2048 n8200 (S 1, 2 steps)", WeightFormat::Int4, {1, 2048}, 8200, 64);
+  qm("int4 rows g16 1x512 n6 (2 scales per column)", WeightFormat::Int4, {1, 512}, 6, 16);
+  qm("int4 rows g8 1x256 n5 (4 scales per column)", WeightFormat::Int4, {1, 256}, 5, 8);
+  qm("int4 rows g96 1x6144 n7 (3 columns per group, 2 chunks)", WeightFormat::Int4, {1, 6144}, 7, 96);
+  qm("int4 rows g64 1x11008 n13 (3 chunks)", WeightFormat::Int4, {1, 11008}, 13, 64);
+  qm("int8 rows g128 1x4096 n21 (S 8)", WeightFormat::Int8, {1, 4096}, 21, 128);
+  qm("int8 rows g32 1x512 n38", WeightFormat::Int8, {1, 512}, 38, 32);
+  qm("int8 rows g4 1x128 n3 (a scale per word)", WeightFormat::Int8, {1, 128}, 3, 4);
+  qm("ternary rows g32 1x4096 n10 (2 scales per column, S 2)", WeightFormat::Ternary, {1, 4096}, 10, 32);
+  qm("ternary rows g128 1x8192 n33 (2 chunks)", WeightFormat::Ternary, {1, 8192}, 33, 128);
+  qm("ternary rows g16 1x1024 n7", WeightFormat::Ternary, {1, 1024}, 7, 16);
+  qm("f16 rows 1x2048 n13 (S 8)", WeightFormat::F16, {1, 2048}, 13, 0);
+  qm("f16 rows 1x8200 n5 (3 chunks)", WeightFormat::F16, {1, 8200}, 5, 0);
+  qm("int4 rows 1x2048 n45 bias+residual (S 2)", WeightFormat::Int4, {1, 2048}, 45, 64, {N(F({45})), N(F({1, 45}))},
+     epi({7, 7}, {0, 0, 0, 0}));
+  qm("int8 rows 1x2048 n29 swiglu (S 4)", WeightFormat::Int8, {1, 2048}, 29, 64, {N(F({1, 2048}))}, swi);
+  qm("ternary rows 1x4096 n18 rms relu", WeightFormat::Ternary, {1, 4096}, 18, 64, {N(F({4096}))}, rms(epi({1}, {0, 0})));
+  qm("f16 rows 1x1024 n66 rms", WeightFormat::F16, {1, 1024}, 66, 0, {noScales, N(F({1024}))}, rms());
+  qm("int4 1 row g24 1x192 n9 (groups across columns: word path)", WeightFormat::Int4, {1, 192}, 9, 24);
   qm("int4 tiled 2x35x64 n67", WeightFormat::Int4, {2, 35, 64}, 67, 32);
   qm("f16 tiled 67x130 n65", WeightFormat::F16, {67, 130}, 65, 0);
   qm("int8 tiled bias relu", WeightFormat::Int8, {70, 96}, 66, 48, {N(F({66}))}, epi({7, 1}, {0, 0, 0, 0}));

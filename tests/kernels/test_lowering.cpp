@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "ir/qweights.h"
 #include "kernels/eltwise_program.h"
 #include "kernels/kernel_entry.h"
 #include "kernels/lower.h"
@@ -274,6 +275,54 @@ TEST_CASE("matmul params: broadcast batch strides") {
   CHECK(std::vector<uint32_t>(p.begin() + 12, p.begin() + 16) == std::vector<uint32_t>{0, 0, 0, 42});
   CHECK(plans[0].groups[0] == 1);
   CHECK(plans[0].groups[2] == 6);
+}
+
+TEST_CASE("qmatvec: the one-row path's slices and grid; copies per decoder width") {
+  // A decode step's QMatMul [1, K] x W [N, K] (packed as `f`, groups of 64).
+  auto lower = [](WeightFormat f, int64_t K, int64_t N, int64_t M = 1, int64_t group = 64) {
+    Graph g;
+    const int64_t per = weightsPerWord(f);
+    std::vector<ValueId> ins{g.addInput("x", {DType::F32, {M, K}}), g.addInput("w", {DType::I32, {N, K / per}})};
+    ins.push_back(weightFormatInfo(f).scaled ? g.addInput("s", {DType::F32, {N, K / group}}) : kNoValue);
+    g.addNode(Op::QMatMul, "q", ins, {{"format", int64_t(f)}, {"group", group}});
+    std::vector<DispatchPlan> plans = lowerNode(g, g.nodes[0]);
+    REQUIRE(plans.size() == 1);
+    REQUIRE(plans[0].kernel == "qmatvec");
+    REQUIRE(plans[0].params.size() == 43);
+    return plans[0];
+  };
+  // p[42] = S warps per 4 rows of W, 32 / S rows per workgroup: at least ~256 workgroups, at most 4
+  // steps per lane, for Llama-7B widths.
+  struct Want {
+    WeightFormat f;
+    int64_t K, N;
+    uint32_t S, groups;
+  };
+  for (const Want& w : {Want{WeightFormat::Int4, 4096, 4096, 2, 256}, Want{WeightFormat::Int4, 4096, 11008, 1, 344},
+                        Want{WeightFormat::Int4, 11008, 4096, 4, 512}, Want{WeightFormat::Int4, 4096, 32000, 1, 1000},
+                        Want{WeightFormat::F16, 4096, 4096, 4, 512}, Want{WeightFormat::Ternary, 4096, 4096, 2, 256},
+                        Want{WeightFormat::Int8, 4096, 1024, 8, 256}, Want{WeightFormat::Int4, 4096, 1024, 4, 128},
+                        Want{WeightFormat::Int4, 576, 192, 1, 6}}) {
+    INFO("format " << int(w.f) << " K " << w.K << " N " << w.N);
+    const DispatchPlan d = lower(w.f, w.K, w.N);
+    CHECK(d.params[42] == w.S);
+    CHECK(d.groups[0] == w.groups);
+    CHECK(int64_t(d.groups[0]) * (32 / w.S) >= w.N);
+  }
+  // The per-row path (S = 0, 8 rows of W per workgroup): several rows of x, rows of W not a multiple of 4 words.
+  CHECK(lower(WeightFormat::Int4, 4096, 100, 2).params[42] == 0);
+  CHECK(lower(WeightFormat::Int4, 4096, 100, 2).groups[0] == 13);
+  CHECK(lower(WeightFormat::F16, 70, 9).params[42] == 0);
+  // Specialized on M, K, flags, format, words per group, groups per row and S, not N: the seven
+  // projections of a Llama-7B layer and the lm_head share 3 copies (the prologues' flags add more).
+  const KernelBinary& kb = *findKernel("qmatvec");
+  CHECK(kern::paramSpecIds(kb.portable().spirv, kb.portable().spirvWords) ==
+        std::vector<uint32_t>{0, 2, 36, 37, 39, 40, 42});
+  std::set<std::string> keys;
+  for (auto [K, N] : {std::pair<int64_t, int64_t>{4096, 4096}, {4096, 4096}, {4096, 4096}, {4096, 4096},
+                      {4096, 11008}, {4096, 11008}, {11008, 4096}, {4096, 32000}})
+    keys.insert(specializationKey(kb, lower(WeightFormat::Int4, K, N).params));
+  CHECK(keys.size() == 3);
 }
 
 TEST_CASE("convs with few output tiles and a long K split K over workgroups") {

@@ -1,0 +1,181 @@
+// qmatvec's one-row path (M = 1, rows of W a multiple of 4 words; p[42] =
+// S != 0), included by qmatvec.comp after its buffers and helpers.
+//
+// A warp owns 4 rows of W, and one of S slices of them: the S warps of a
+// quad stride the rows together, 8 / S quads per workgroup (32 / S rows).
+// Per step each lane loads 16 bytes (a column: 4 words) of each of its 4
+// rows, coalesced (a warp reads 512 contiguous bytes per row), with the
+// next step's loads (and scales) issued before this step's math and before
+// x is staged (two steps per lane: all its loads in flight at once). x is read
+// from shared memory, staged 4096 values at a time with the prologue
+// applied and transposed, so that the lanes of a warp read consecutive
+// vec4s (no bank conflicts) and each vec4 serves the 4 rows.
+//
+// Scaled formats decode a field as qTop's f = 1 + (q + 2^(b-1)) / 2^b
+// (a shift and a logic op); a group's sum starts at -Y, Y = 1.5 Σ x over
+// its fields (staged per word: the same for every row), runs Σ x f, and is
+// multiplied by the group's scale once; 2^b is applied to the total.
+
+const uint kChunk4 = 1024u;  // x staged 4096 values (1024 vec4s) at a time
+shared vec4 xs[kChunk4 + 16u];  // column j's vec4 v at xs[v * (columns + 1) + j]
+shared vec4 ys[256];            // column j: Y of each of its 4 words
+shared vec4 sliceSums[8];       // each warp's 4 row sums (S > 1)
+
+// x's vec4 g with the prologue applied; ssq += its squares (the rms
+// prologue's sum, only needed after the products).
+vec4 xStaged(uint g, inout float ssq) {
+  vec4 x = a4[g];
+  if (rmsOn()) ssq += dot(x, x);
+  return hasPrologue() ? prologue(x, u4[g]) : x;
+}
+
+// Stages the chunk's x (columns first .. first + n - 1 of the row, `per`
+// vec4s each) and, for scaled formats, each word's Y. The caller has passed
+// a barrier since the last reads of xs / ys.
+void stageChunk(uint first, uint n, uint per, uint t, inout float ssq) {
+  uint stride = kChunk4 / per + 1u;
+  if (per == 2u) {  // f16: a word covers half a vec4; no Y
+    for (uint i = t; i < 2u * n; i += 256u) xs[(i & 1u) * stride + (i >> 1u)] = xStaged(2u * first + i, ssq);
+  } else {
+    uint q4 = per / 4u;  // vec4s per word
+    for (uint wi = t; wi < 4u * n; wi += 256u) {  // word wi % 4 of column wi / 4
+      uint j = wi >> 2u, i = wi & 3u, g = (4u * first + wi) * q4;
+      float y = 0.0;
+      for (uint q = 0u; q < q4; ++q) {
+        vec4 x = xStaged(g + q, ssq);
+        xs[(i * q4 + q) * stride + j] = x;
+        y += (x.x + x.y) + (x.z + x.w);
+      }
+      ys[j][i] = 1.5 * y;
+    }
+  }
+  barrier();
+}
+
+#define QTOP4(W, X, E, B, ACC)                  \
+  ACC = fma(X.x, qTop(W, E, B), ACC);           \
+  ACC = fma(X.y, qTop(W, E + 1u, B), ACC);      \
+  ACC = fma(X.z, qTop(W, E + 2u, B), ACC);      \
+  ACC = fma(X.w, qTop(W, E + 3u, B), ACC)
+
+// acc + Σ x f over one word's fields (x0.. its vec4s of x).
+float wordChain(uint format, uint w, vec4 x0, vec4 x1, vec4 x2, vec4 x3, float acc) {
+  if (format == QINT8) {
+    QTOP4(w, x0, 0u, 8u, acc);
+  } else if (format == QINT4) {
+    QTOP4(w, x0, 0u, 4u, acc);
+    QTOP4(w, x1, 4u, 4u, acc);
+  } else {
+    QTOP4(w, x0, 0u, 2u, acc);
+    QTOP4(w, x1, 4u, 2u, acc);
+    QTOP4(w, x2, 8u, 2u, acc);
+    QTOP4(w, x3, 12u, 2u, acc);
+  }
+  return acc;
+}
+
+// One step: column j (of the chunk) of the 4 rows, words w[r], into acc
+// (one component per row). sw[i]: the 4 rows' scales of word i; L = words
+// per scale within the column (1, 2 or 4).
+void stepRows(uvec4 w[4], vec4 sw[4], uint j, uint format, uint per, uint L, inout vec4 acc) {
+  uint stride = kChunk4 / per + 1u;
+  if (format == QF16) {
+    [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+      vec4 x = xs[h * stride + j];
+      [[unroll]] for (uint r = 0u; r < 4u; ++r) {
+        vec2 a = unpackHalf2x16(w[r][2u * h]), b = unpackHalf2x16(w[r][2u * h + 1u]);
+        acc[r] = fma(x.w, b.y, fma(x.z, b.x, fma(x.y, a.y, fma(x.x, a.x, acc[r]))));
+      }
+    }
+    return;
+  }
+  uint q4 = per / 4u;
+  vec4 y = ys[j], sums = vec4(0.0);
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    uint v = i * q4;
+    vec4 x0 = xs[v * stride + j];
+    vec4 x1 = q4 > 1u ? xs[(v + 1u) * stride + j] : x0;
+    vec4 x2 = q4 > 2u ? xs[(v + 2u) * stride + j] : x0, x3 = q4 > 2u ? xs[(v + 3u) * stride + j] : x0;
+    if ((i & (L - 1u)) == 0u) sums = -vec4(L == 4u ? (y.x + y.y) + (y.z + y.w) : L == 2u ? y[i] + y[i + 1u] : y[i]);
+    [[unroll]] for (uint r = 0u; r < 4u; ++r) sums[r] = wordChain(format, w[r][i], x0, x1, x2, x3, sums[r]);
+    if ((i & (L - 1u)) == L - 1u) acc = fma(sw[i], sums, acc);
+  }
+}
+
+// The 4 rows' 16 bytes at column col and their scales (gq: the group of
+// col when a group spans whole columns).
+void loadStep(uint rows[4], uint col, uint U, uint gq, uint L, bool scaled, out uvec4 w[4], out vec4 sw[4]) {
+  uint G = groupsPerRow();
+  [[unroll]] for (uint r = 0u; r < 4u; ++r) w[r] = words4[rows[r] * U + col];
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) sw[i] = vec4(1.0);
+  if (!scaled) return;
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    if (L == 4u && i > 0u) {
+      sw[i] = sw[0];
+      continue;
+    }
+    if (L == 2u && (i & 1u) != 0u) {
+      sw[i] = sw[i - 1u];
+      continue;
+    }
+    uint g = L == 4u ? gq : L == 2u ? 2u * col + i / 2u : 4u * col + i;
+    sw[i] = vec4(scales[rows[0] * G + g], scales[rows[1] * G + g], scales[rows[2] * G + g], scales[rows[3] * G + g]);
+  }
+}
+
+void rowsPath(uint t) {
+  uint N = p[1], format = qFormat(), bits = qBits(format), per = 32u / bits, U = dimK() / (4u * per);
+  uint S = slices(), warp = t >> 5u, lane = t & 31u, quad = warp / S, rowsPerGroup = 32u / S;
+  uint groups = (N + rowsPerGroup - 1u) / rowsPerGroup, span = 32u * S;  // columns per step
+  uint stepsPerChunk = kChunk4 / per / span, steps = (U + span - 1u) / span;
+  bool scaled = format != QF16;
+  uint gw = wordsPerGroup(), L = gw % 4u == 0u ? 4u : gw, G4 = max(gw / 4u, 1u);
+  uint dq = span / G4, dr = span % G4;  // a step moves the group by dq, dr / G4
+  for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
+    uint n0 = gx * rowsPerGroup + 4u * quad, col = 32u * (warp % S) + lane;
+    bool live = n0 < N;  // uniform per warp
+    uint rows[4] = uint[4](n0, min(n0 + 1u, N - 1u), min(n0 + 2u, N - 1u), min(n0 + 3u, N - 1u));
+    uint gq = col / G4, gr = col % G4;  // col / G4, carried
+    uvec4 w[4] = uvec4[4](uvec4(0u), uvec4(0u), uvec4(0u), uvec4(0u));
+    vec4 sw[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+    if (live && col < U) loadStep(rows, col, U, gq, L, scaled, w, sw);
+    vec4 acc = vec4(0.0);
+    float ssq = 0.0;
+    for (uint s = 0u, chunk = 0u, inChunk = 0u; s < steps; ++s) {
+      uint next = col + span;  // its loads go out before x is staged
+      gr += dr;
+      gq += dq + (gr >= G4 ? 1u : 0u);
+      gr -= gr >= G4 ? G4 : 0u;
+      uvec4 wn[4] = w;
+      vec4 swn[4] = sw;
+      if (live && next < U) loadStep(rows, next, U, gq, L, scaled, wn, swn);
+      if (inChunk == 0u) {  // uniform
+        barrier();
+        stageChunk(chunk * kChunk4 / per, min(U - chunk * kChunk4 / per, kChunk4 / per), per, t, ssq);
+      }
+      if (live && col < U) stepRows(w, sw, col - chunk * kChunk4 / per, format, per, L, acc);
+      w = wn;
+      sw = swn;
+      col = next;
+      if (++inChunk == stepsPerChunk) {
+        inChunk = 0u;
+        ++chunk;
+      }
+    }
+    if (rmsOn()) takeRowNorms(vec4(ssq, 0.0, 0.0, 0.0));
+    vec4 sum = columnSum(acc, t, lane) * ((scaled ? float(1u << bits) : 1.0) * (rmsOn() ? rowScale.x : 1.0));
+    if (S == 1u) {
+      if (lane == 0u && live)
+        for (uint r = 0u; r < 4u && n0 + r < N; ++r) c[n0 + r] = epilogue(sum[r], n0 + r, n0 + r);
+      continue;
+    }
+    if (lane == 0u) sliceSums[warp] = sum;
+    barrier();
+    uint n = gx * rowsPerGroup + t;
+    if (t < rowsPerGroup && n < N) {
+      float v = 0.0;
+      for (uint i = 0u; i < S; ++i) v += sliceSums[(t >> 2u) * S + i][t & 3u];
+      c[n] = epilogue(v, n, n);
+    }
+  }
+}
