@@ -198,13 +198,15 @@ std::vector<HostTensor> evalNode(const Graph& g, const Node& n, const std::vecto
 
 std::map<std::string, HostTensor> evalGraph(const Graph& g, const std::map<std::string, HostTensor>& inputs) {
   std::vector<std::shared_ptr<const HostTensor>> vals(g.values.size());
-  for (size_t v = 0; v < g.values.size(); ++v)
-    if (g.values[v].isConstant()) vals[v] = g.values[v].constant;
-    else if (g.values[v].isState) vals[v] = g.values[v].initial;  // overridable by name below
   for (size_t v = 0; v < g.values.size(); ++v) {
-    auto it = g.values[v].isState ? inputs.find(g.values[v].name) : inputs.end();
-    if (it != inputs.end() && it->second.type == g.values[v].type)
+    const Value& val = g.values[v];
+    if (val.isConstant()) vals[v] = val.constant;
+    if (val.isConstant() || !val.isState) continue;
+    // A state reads the value given by name, else its initial value.
+    auto it = inputs.find(val.name);
+    if (it != inputs.end() && it->second.type == val.type)
       vals[v] = std::shared_ptr<const HostTensor>(&it->second, [](const HostTensor*) {});
+    else vals[v] = val.initialValue();
   }
   for (ValueId id : g.inputs) {
     const Value& v = g.value(id);

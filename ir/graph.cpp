@@ -113,6 +113,16 @@ ValueId Graph::addState(const std::string& nm, HostTensor t) {
   return v;
 }
 
+ValueId Graph::addZeroState(const std::string& nm, TensorType t) {
+  ValueId v = addValue(nm, std::move(t));
+  values[size_t(v)].isState = true;
+  return v;
+}
+
+std::shared_ptr<const HostTensor> Value::initialValue() const {
+  return initial ? initial : std::make_shared<const HostTensor>(type);
+}
+
 int inPlaceStateInput(const Node& n, size_t output) {
   if (n.op == Op::StateWrite && output == 0) return 0;
   if (n.op == Op::AttentionCache && (output == 1 || output == 2)) return int(output) + 2;  // k_cache, v_cache

@@ -54,10 +54,15 @@ struct Value {
   // State (training): a tensor that persists across runs of the bundle's
   // entry points (weights, optimizer moments, running stats, step counter).
   // Like a graph input it is defined before the first node and is never
-  // folded; `initial` is its value when the bundle is loaded.
+  // folded; `initial` is its value when the bundle is loaded, or null when
+  // that value is all zeros (Graph::addZeroState: optimizer moments, KV
+  // caches; no host bytes are held, and the bundle stores none).
   bool isState = false;
   std::shared_ptr<const HostTensor> initial;
   bool isConstant() const { return constant != nullptr; }
+  bool isZeroState() const { return isState && !initial; }
+  // A state's initial value as bytes: `initial`, or a fresh zero tensor.
+  std::shared_ptr<const HostTensor> initialValue() const;
 };
 
 struct Node {
@@ -100,6 +105,8 @@ class Graph {
   ValueId addInput(const std::string& name, TensorType t);
   ValueId addConstant(const std::string& name, HostTensor t);
   ValueId addState(const std::string& name, HostTensor initial);
+  // A state whose initial value is all zeros, without its bytes.
+  ValueId addZeroState(const std::string& name, TensorType t);
   // Appends a node, creates its output values, and infers their types with
   // the op's shape rule (throws mgc::Error naming the node on bad input).
   NodeId addNode(Op op, const std::string& name, std::vector<ValueId> inputs, Attrs attrs = {},

@@ -523,10 +523,17 @@ class Parser {
       advance();
       if (results.size() != 1) fail(results[1], "a constant defines exactly one value");
       TensorType t = parseType();
-      if (int64_t(t.bytes()) > kMaxConstantBytes) fail(results[0], "constant is larger than 2 GiB");
-      HostTensor data = parseDense(t);
+      if (int64_t(t.bytes()) > kMaxConstantBytes)
+        fail(results[0], std::string(state ? "state" : "constant") + " is larger than 2 GiB");
+      // `zeros`: a state that starts as zeros, with no bytes held.
+      const bool zeros = isKeyword("zeros");
+      if (zeros && !state) fail(tok_, "'zeros' initializes a state; a constant holds its bytes: dense<0.0>");
+      HostTensor data;
+      if (zeros) advance();
+      else data = parseDense(t);
       if (g_.find(results[0].text) != kNoValue) fail(results[0], "redefinition of value " + printValueName(results[0].text));
-      if (state) g_.addState(results[0].text, std::move(data));
+      if (zeros) g_.addZeroState(results[0].text, t);
+      else if (state) g_.addState(results[0].text, std::move(data));
       else g_.addConstant(results[0].text, std::move(data));
       return;
     }

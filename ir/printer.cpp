@@ -254,9 +254,10 @@ std::string printGraph(const Graph& g, bool elideConstants) {
     out += "\n";
   }
   for (const Value& v : g.values) {
-    if (!v.isState || !v.initial) continue;
+    if (!v.isState) continue;
     out += "  " + printValueName(v.name) + " = state " + v.type.str() + " ";
-    if (elideConstants && v.initial->numel() > kElideAboveElements) out += "dense_resource<elided>";
+    if (v.isZeroState()) out += "zeros";
+    else if (elideConstants && v.initial->numel() > kElideAboveElements) out += "dense_resource<elided>";
     else out += printDense(*v.initial);
     out += "\n";
   }

@@ -115,9 +115,11 @@ void verifyGraph(Graph& g) {
     ValueId v = ValueId(k);
     if (defined[k]) throw Error("verify: state " + describeValue(g, v) + " is also a graph input or constant");
     if (val.producer >= 0) throw Error("verify: state " + describeValue(g, v) + " is produced by a node");
-    if (!val.initial || val.initial->type != val.type || val.initial->data.size() != val.type.bytes())
+    // No initial tensor: the state starts as zeros (Graph::addZeroState).
+    if (val.initial && (val.initial->type != val.type || val.initial->data.size() != val.type.bytes()))
       throw Error("verify: state " + describeValue(g, v) + " of type " + val.type.str() +
-                  " lacks an initial value of that type");
+                  " has an initial value of type " + val.initial->type.str() + " (" +
+                  std::to_string(val.initial->data.size()) + " bytes)");
     define(v, "state");
   }
 

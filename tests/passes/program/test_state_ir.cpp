@@ -7,6 +7,9 @@
 
 #include "compiler/bundle_builder.h"
 #include "compiler/bundle_export.h"
+#include "compiler/driver.h"
+#include "formats/bundle_layout.h"
+#include "formats/mgb_generated.h"
 #include "ir/eval.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -55,6 +58,116 @@ TEST_CASE("state values print, parse and verify", "[training][ir]") {
 
   CHECK_THROWS_WITH(parseGraph("graph @g(%x: f32[2]) {\n update %x = %x\n return %x\n}", "bad.mgir"),
                     Catch::Contains("is not a state value"));
+}
+
+namespace {
+
+// %m starts as zeros without bytes; %w holds its initial bytes.
+const char* kZeroStateIr = R"(graph @g(%x: f32[3]) {
+  %one = const f32[] dense<1.0>
+  %w = state f32[3] dense<[0.5, -1.0, 2.0]>
+  %m = state f32[256,256] zeros
+  %y = add(%x, %w) : f32[3]
+  %s = reduce_sum(%m) {axes = [0, 1], keepdims = 0} : f32[]
+  %z = add(%y, %s) : f32[3]
+  %m.next = add(%m, %one) : f32[256,256]
+  update %m = %m.next
+  return %z
+}
+)";
+
+std::string replaced(std::string s, const std::string& from, const std::string& to) {
+  return s.replace(s.find(from), from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("a state that starts as zeros holds no bytes", "[training][ir]") {
+  Graph g = parseGraph(kZeroStateIr, "zeros.mgir");
+  const Value& m = g.value(g.find("m"));
+  CHECK(m.isState);
+  CHECK(m.isZeroState());
+  CHECK(m.initial == nullptr);
+  CHECK_FALSE(g.value(g.find("w")).isZeroState());
+  CHECK(printGraph(g) == kZeroStateIr);
+  CHECK(printGraph(g, /*elideConstants=*/true) == kZeroStateIr);
+  verifyGraph(g);
+  constFold(g);
+  deadCodeElim(g);
+  CHECK(printGraph(g) == kZeroStateIr);
+
+  // The evaluator reads zeros (or the value given by name).
+  HostTensor x(TensorType{DType::F32, {3}});
+  for (int i = 0; i < 3; ++i) x.as<float>()[i] = float(i);
+  CHECK(evalGraph(g, {{"x", x}}).at("z").as<float>()[2] == 4.0f);
+  HostTensor ones(m.type);
+  for (int64_t i = 0; i < ones.numel(); ++i) ones.as<float>()[i] = 1.0f;
+  CHECK(evalGraph(g, {{"x", x}, {"m", ones}}).at("z").as<float>()[2] == 4.0f + 65536.0f);
+
+  // Every dtype's zeros: the zero bytes, numel of them.
+  for (DType dt : {DType::F32, DType::F16, DType::BF16, DType::F64, DType::I64, DType::I32, DType::I8, DType::U8,
+                   DType::Bool, DType::I16, DType::U16, DType::U32, DType::U64}) {
+    Graph h;
+    const ValueId v = h.addZeroState("s", TensorType{dt, {2, 3}});
+    std::shared_ptr<const HostTensor> t = h.value(v).initialValue();
+    INFO(dtypeName(dt));
+    REQUIRE(t->type == h.type(v));
+    REQUIRE(t->data.size() == h.type(v).bytes());
+    CHECK(std::all_of(t->data.begin(), t->data.end(), [](uint8_t b) { return b == 0; }));
+    CHECK(t->getF(5) == 0.0);
+  }
+}
+
+TEST_CASE("a zero state compiles to the bundle of stored zeros, with no bytes in the file", "[training][bundle]") {
+  // The same graph with %m's zeros held as bytes (dense<0.0>).
+  const std::string stored = replaced(kZeroStateIr, "f32[256,256] zeros", "f32[256,256] dense<0.0>");
+  Graph held = parseGraph(stored, "stored.mgir");
+  REQUIRE_FALSE(held.value(held.find("m")).isZeroState());
+  CompileResult a = compileGraph(parseGraph(kZeroStateIr, "zeros.mgir"), "zeros.mgir");
+  CompileResult b = compileGraph(std::move(held), "zeros.mgir");
+  CHECK(a.bundle == b.bundle);
+
+  // The State arena's stored bytes end with %w (placed first): %m's 256 KiB
+  // are the arena's zero rest, not in the file.
+  mgb::Header h;
+  std::memcpy(&h, a.bundle.data(), sizeof h);
+  const mgb::Bundle* manifest = mgb::GetBundle(a.bundle.data() + h.manifest_offset);
+  const mgb::Arena* state = nullptr;
+  for (const mgb::Arena* ar : *manifest->arenas())
+    if (ar->kind() == mgb::ArenaKind::State) state = ar;
+  REQUIRE(state != nullptr);
+  CHECK(state->size() >= 256 * 256 * 4);
+  CHECK(state->init_size() <= 256);
+  CHECK(a.bundle.size() < 256 * 256 * 4);  // kernels and manifest only
+
+  // Loaded: zeros, read directly or saved; a run reads them and updates them.
+  mgrt_model* model = nullptr;
+  REQUIRE(mgrt_model_load(gpu(), a.bundle.data(), a.bundle.size(), &model) == MGRT_OK);
+  std::vector<float> mv(256 * 256, -1.0f);
+  REQUIRE(mgrt_model_read_state(model, "m", mv.data(), mv.size() * 4) == MGRT_OK);
+  CHECK(std::all_of(mv.begin(), mv.end(), [](float v) { return v == 0.0f; }));
+  const std::string ck = "build-test-zero-state.safetensors";
+  REQUIRE(mgrt_model_save_state(model, ck.c_str()) == MGRT_OK);
+  std::map<std::string, std::vector<float>> saved = loadSafetensorsF32(ck);
+  CHECK(saved.at("m") == std::vector<float>(256 * 256, 0.0f));
+  CHECK(saved.at("w") == std::vector<float>{0.5f, -1.0f, 2.0f});
+  mgrt_session* s = nullptr;
+  REQUIRE(mgrt_session_create(model, "infer", &s) == MGRT_OK);
+  const float x[3] = {0, 1, 2};
+  float z[3] = {};
+  for (float sum : {0.0f, 65536.0f}) {
+    REQUIRE(mgrt_session_set_input(s, "x", x, sizeof x) == MGRT_OK);
+    REQUIRE(mgrt_session_run(s) == MGRT_OK);
+    REQUIRE(mgrt_session_get_output(s, "z", z, sizeof z) == MGRT_OK);
+    CHECK(z[2] == 4.0f + sum);
+  }
+  REQUIRE(mgrt_model_load_state(model, ck.c_str()) == MGRT_OK);  // back to the saved zeros
+  REQUIRE(mgrt_session_run(s) == MGRT_OK);
+  REQUIRE(mgrt_session_get_output(s, "z", z, sizeof z) == MGRT_OK);
+  CHECK(z[2] == 4.0f);
+  mgrt_session_destroy(s);
+  mgrt_model_destroy(model);
+  std::remove(ck.c_str());
 }
 
 TEST_CASE("the memory plan keeps state out of the activations arena", "[training][plan]") {
