@@ -35,7 +35,7 @@ class CacheKv : public KvSource {
   ValueId write(GraphBuilder& b, const std::string& name, ValueId chunk) {
     const Shape shape{1, c_.kvHeads, maxSeq_, c_.headDim};
     checkedNumel(shape, name);  // kvHeads and headDim are backed by k_proj's bytes by now
-    ValueId cache = b.g.addState(name, HostTensor(TensorType{DType::F32, shape}));
+    ValueId cache = b.g.addZeroState(name, TensorType{DType::F32, shape});
     ValueId next = b.emit(Op::StateWrite, {cache, chunk, position_}, {{"axis", int64_t(2)}}, name);
     b.g.stateUpdates.push_back({cache, next});
     return next;

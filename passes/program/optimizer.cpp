@@ -26,12 +26,11 @@ class Builder {
   ValueId div(ValueId a, ValueId b, const std::string& n) { return op(Op::Div, {a, b}, n); }
   ValueId mulK(ValueId a, double k, const std::string& n) { return mul(a, scalar(k), n); }
 
-  ValueId state(const std::string& name, const TensorType& t, double init) {
-    HostTensor h(t);  // zeros: AdamW's moments stay as they are (a model's worth of elements each)
-    if (init != 0)
-      for (int64_t i = 0, n = h.numel(); i < n; ++i) h.setF(i, init);
+  // Every optimizer state starts at zero: no bytes held (AdamW's two
+  // moments are a model's worth of elements each).
+  ValueId zeroState(const std::string& name, const TensorType& t) {
     if (g_.find(name) != kNoValue) throw Error("optimizer: state name '" + name + "' is already taken");
-    return g_.addState(name, std::move(h));
+    return g_.addZeroState(name, t);
   }
 
  private:
@@ -122,7 +121,7 @@ void appendOptimizerStep(Graph& g, const std::vector<std::pair<ValueId, ValueId>
   Builder b(g);
   // The counter may exist already: dropout masks read it (training.cpp).
   ValueId step = g.find("opt.step");
-  if (step == kNoValue) step = b.state("opt.step", TensorType{DType::F32, {}}, 0.0);
+  if (step == kNoValue) step = b.zeroState("opt.step", TensorType{DType::F32, {}});
   else if (!g.value(step).isState || g.type(step) != TensorType{DType::F32, {}})
     throw Error("optimizer: state name 'opt.step' is already taken");
   ValueId t = b.add(step, b.scalar(1.0), "opt.t");
@@ -153,8 +152,8 @@ void appendOptimizerStep(Graph& g, const std::vector<std::pair<ValueId, ValueId>
     const TensorType type = g.type(p);
     if (o.kind != OptimizerKind::Sgd) {
       // One adam_step: the update of the parameter and both moments.
-      ValueId m = b.state(base + ".exp_avg", type, 0.0);
-      ValueId v = b.state(base + ".exp_avg_sq", type, 0.0);
+      ValueId m = b.zeroState(base + ".exp_avg", type);
+      ValueId v = b.zeroState(base + ".exp_avg_sq", type);
       const double l2 = o.kind == OptimizerKind::Adam ? o.weightDecay : 0.0;
       NodeId n = g.addNode(Op::AdamStep, base + ".adam", {p, grad0, m, v, coef},
                            {{"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps}, {"weight_decay", l2}});
@@ -170,7 +169,7 @@ void appendOptimizerStep(Graph& g, const std::vector<std::pair<ValueId, ValueId>
     if (o.weightDecay != 0) grad = b.add(grad, b.mulK(p, o.weightDecay, base + ".decay"), base + ".grad_wd");
     ValueId update = grad;
     if (o.momentum != 0) {
-      ValueId buf = b.state(base + ".momentum", type, 0.0);
+      ValueId buf = b.zeroState(base + ".momentum", type);
       ValueId bufNext = b.add(b.mulK(buf, o.momentum, base + ".buf_scaled"), grad, base + ".buf");
       g.stateUpdates.push_back({buf, bufNext});
       update = o.nesterov ? b.add(grad, b.mulK(bufNext, o.momentum, base + ".nesterov_m"), base + ".nesterov")

@@ -123,9 +123,7 @@ int64_t dropoutSeed(const std::string& node, uint64_t flag) {
 void rewriteDropoutForTraining(Graph& g, uint64_t seedFlag) {
   if (std::none_of(g.nodes.begin(), g.nodes.end(), isDropoutMarker)) return;
   if (g.find("opt.step") != kNoValue) throw Error("training: the name 'opt.step' is already used by the model");
-  HostTensor zero(TensorType{DType::F32, {}});
-  zero.setF(0, 0.0);
-  const ValueId step = g.addState("opt.step", std::move(zero));
+  const ValueId step = g.addZeroState("opt.step", TensorType{DType::F32, {}});
   std::vector<Node> old = std::move(g.nodes);
   g.nodes.clear();
   for (Node& n : old) {

@@ -196,6 +196,22 @@ TEST_CASE("training program: parameters, frozen, buffers and outputs", "[trainin
   CHECK(p.trainStep.find("labels") != kNoValue);
   CHECK(p.trainStep.value(p.trainStep.find("conv.weight")).isConstant());
   CHECK(p.infer.value(p.infer.find("bn.running_var")).isState);
+  // The optimizer's state (moments, step counter) starts as zeros, no bytes
+  // held; the parameters and statistics keep the model's bytes.
+  for (auto [kind, perParameter] : {std::pair{OptimizerKind::AdamW, 2}, std::pair{OptimizerKind::Sgd, 1}}) {
+    TrainOptions o;
+    o.optimizer.kind = kind;
+    o.optimizer.momentum = kind == OptimizerKind::Sgd ? 0.9 : 0.0;
+    TrainingProgram q = buildTrainingProgram(loadTrainableModel(fixture("cnn_bn.onnx")), o);
+    int zeroStates = 0;
+    for (const Value& v : q.trainStep.values) {
+      if (!v.isState) continue;
+      INFO(v.name);
+      CHECK(v.isZeroState() == (v.name.rfind("opt.", 0) == 0));
+      zeroStates += v.isZeroState();
+    }
+    CHECK(zeroStates == perParameter * 5 + 1);  // moments of every parameter, opt.step
+  }
 
   to.freeze = {"nothing*"};
   CHECK_THROWS_WITH(buildTrainingProgram(loadTrainableModel(fixture("cnn_bn.onnx")), to),
