@@ -12,13 +12,15 @@
 // vec4s (no bank conflicts) and each vec4 serves the 4 rows.
 //
 // Scaled formats decode a field as qTop's f = 1 + (q + 2^(b-1)) / 2^b
-// (a shift and a logic op); a group's sum starts at -Y, Y = 1.5 Σ x over
-// its fields (staged per word: the same for every row), runs Σ x f, and is
-// multiplied by the group's scale once; 2^b is applied to the total.
+// (a shift and a logic op; ternary's even fields a field deeper, sharing
+// their odd neighbour's shift, with x staged times 4 for them); a group's
+// sum starts at -Y, Y = Σ (x' + x / 2) over its fields (staged per word:
+// the same for every row), runs Σ x' f, and is multiplied by the group's
+// scale once; 2^b is applied to the total.
 
 const uint kChunk4 = 1024u;  // x staged 4096 values (1024 vec4s) at a time
 shared vec4 xs[kChunk4 + 16u];  // column j's vec4 v at xs[v * (columns + 1) + j]
-shared vec4 ys[256];            // column j: Y of each of its 4 words
+shared vec4 ys[256];            // column j: Y of each of its 4 words (below)
 shared vec4 sliceSums[8];       // each warp's 4 row sums (S > 1)
 
 // x's vec4 g with the prologue applied; ssq += its squares (the rms
@@ -43,33 +45,36 @@ void stageChunk(uint first, uint n, uint per, uint t, inout float ssq) {
       float y = 0.0;
       for (uint q = 0u; q < q4; ++q) {
         vec4 x = xStaged(g + q, ssq);
-        xs[(i * q4 + q) * stride + j] = x;
-        y += (x.x + x.y) + (x.z + x.w);
+        // Ternary's even fields one field deep (qTop): x' = 4 x, exact.
+        vec4 deep = per == 16u ? vec4(4.0, 1.0, 4.0, 1.0) : vec4(1.0);
+        xs[(i * q4 + q) * stride + j] = x * deep;
+        y += dot(x, deep + 0.5);
       }
-      ys[j][i] = 1.5 * y;
+      ys[j][i] = y;
     }
   }
   barrier();
 }
 
-#define QTOP4(W, X, E, B, ACC)                  \
-  ACC = fma(X.x, qTop(W, E, B), ACC);           \
-  ACC = fma(X.y, qTop(W, E + 1u, B), ACC);      \
-  ACC = fma(X.z, qTop(W, E + 2u, B), ACC);      \
-  ACC = fma(X.w, qTop(W, E + 3u, B), ACC)
+// Fields E .. E + 3 times x; ternary's even fields sit one field deep (D 1).
+#define QTOP4(W, X, E, B, D, ACC)                  \
+  ACC = fma(X.x, qTop(W, E, B, D), ACC);           \
+  ACC = fma(X.y, qTop(W, E + 1u, B, 0u), ACC);     \
+  ACC = fma(X.z, qTop(W, E + 2u, B, D), ACC);      \
+  ACC = fma(X.w, qTop(W, E + 3u, B, 0u), ACC)
 
 // acc + Σ x f over one word's fields (x0.. its vec4s of x).
 float wordChain(uint format, uint w, vec4 x0, vec4 x1, vec4 x2, vec4 x3, float acc) {
   if (format == QINT8) {
-    QTOP4(w, x0, 0u, 8u, acc);
+    QTOP4(w, x0, 0u, 8u, 0u, acc);
   } else if (format == QINT4) {
-    QTOP4(w, x0, 0u, 4u, acc);
-    QTOP4(w, x1, 4u, 4u, acc);
+    QTOP4(w, x0, 0u, 4u, 0u, acc);
+    QTOP4(w, x1, 4u, 4u, 0u, acc);
   } else {
-    QTOP4(w, x0, 0u, 2u, acc);
-    QTOP4(w, x1, 4u, 2u, acc);
-    QTOP4(w, x2, 8u, 2u, acc);
-    QTOP4(w, x3, 12u, 2u, acc);
+    QTOP4(w, x0, 0u, 2u, 1u, acc);
+    QTOP4(w, x1, 4u, 2u, 1u, acc);
+    QTOP4(w, x2, 8u, 2u, 1u, acc);
+    QTOP4(w, x3, 12u, 2u, 1u, acc);
   }
   return acc;
 }

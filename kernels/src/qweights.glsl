@@ -19,13 +19,16 @@ float qField(uint word, uint e, uint bits) {
   return uintBitsToFloat(biased) - uintBitsToFloat(0x4B000000u | sgn);
 }
 
-// Field e of a word of b-bit fields as f = 1 + (q + 2^(b-1)) / 2^b: the
-// field, its sign bit flipped, shifted into the top mantissa bits of 1.0.
-// One shift and one logic op (no conversion, no subtraction); a sum
-// Σ x f over fields then gives Σ x q = 2^b (Σ x f - 1.5 Σ x) exactly up to
-// f32 rounding (qmatvec_rows.glsl). e and b are constants at every use.
-float qTop(uint word, uint e, uint b) {
-  int shift = int(23u - b) - int(e * b);
+// Field e of a word of b-bit fields as f = 1 + (q + 2^(b-1)) / 2^(b(d+1)):
+// the field, its sign bit flipped, shifted into the mantissa of 1.0, d
+// fields below its top bits. One shift and one logic op (no conversion,
+// no subtraction); fields e and e - 1 at depths 0 and 1 share the shift. A
+// sum Σ x' f over fields with x' = 2^(bd) x gives Σ x q = 2^b (Σ x' f -
+// Σ (x' + x / 2)) up to f32 rounding (qmatvec_rows.glsl). e, b and d are
+// constants at every use.
+float qTop(uint word, uint e, uint b, uint d) {
+  int shift = int(23u - b * (d + 1u)) - int(e * b);
   uint v = shift >= 0 ? word << uint(shift) : word >> uint(-shift);
-  return uintBitsToFloat((v & (((1u << b) - 1u) << (23u - b))) ^ 0x3FC00000u);
+  uint top = 22u - b * d;  // the field's top bit
+  return uintBitsToFloat((v & (((1u << b) - 1u) << (top + 1u - b))) ^ (0x3F800000u | (1u << top)));
 }
