@@ -184,7 +184,7 @@ def main():
         if a.shape == "llama7b":  # gigabytes each: keep the disk free
             os.remove(bundle)
 
-    for name in a.torch.split(","):
+    for name in filter(None, a.torch.split(",")):  # --torch "": no PyTorch rows
         dt = {"fp32": torch.float32, "fp16": torch.float16}[name]
         if dt == torch.float16 and DEV != "cuda":
             continue
