@@ -138,7 +138,7 @@ TEST_CASE("a zero state compiles to the bundle of stored zeros, with no bytes in
   REQUIRE(state != nullptr);
   CHECK(state->size() >= 256 * 256 * 4);
   CHECK(state->init_size() <= 256);
-  CHECK(a.bundle.size() < 256 * 256 * 4);  // kernels and manifest only
+  CHECK(h.weights_size < 256 * 256 * 4);  // the data section: weights and stored state only
 
   // Loaded: zeros, read directly or saved; a run reads them and updates them.
   mgrt_model* model = nullptr;
