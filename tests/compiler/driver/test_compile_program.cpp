@@ -2,10 +2,16 @@
 // built on it and --verify-each names the pass that broke the graph.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstring>
+#include <map>
+#include <set>
 
 #include "compiler/driver.h"
 #include "compiler/driver_train.h"
 #include "compiler/frontends.h"
+#include "formats/bundle_layout.h"
+#include "kernels/specialize.h"
+#include "formats/mgb_generated.h"
 
 using namespace mgc;
 
@@ -102,4 +108,51 @@ TEST_CASE("--verify-each: the verifier runs after every pass, the error names th
   CHECK_NOTHROW(runPasses(broken, passes, "cnn", CompileOptions{}, nullptr));  // unchecked: goes unnoticed here
   Graph g = importModel(kCnn);
   CHECK_THROWS_WITH(runPasses(g, passes, "cnn", verify, nullptr), Catch::StartsWith("cnn: pass 'grow-a-type': "));
+}
+
+TEST_CASE("specialized kernels: a copy per distinct set of words, the dispatches otherwise the same") {
+  CompileOptions generic;
+  generic.specializeKernels = false;
+  const CompileResult on = compileFile(kCnn), off = compileFile(kCnn, generic);
+  auto manifest = [](const std::vector<uint8_t>& file) {
+    mgb::Header h;
+    std::memcpy(&h, file.data(), sizeof h);
+    return mgb::GetBundle(file.data() + h.manifest_offset);
+  };
+  const mgb::Bundle* a = manifest(on.bundle);
+  const mgb::Bundle* b = manifest(off.bundle);
+  // Generic: one kernel per name. Specialized: more (the CNN's convolutions
+  // differ in shape).
+  std::map<std::string, const mgb::Kernel*> genericOf;
+  for (const mgb::Kernel* k : *b->kernels()) CHECK(genericOf.emplace(k->name()->str(), k).second);
+  CHECK(a->kernels()->size() > b->kernels()->size());
+  const mgb::EntryPoint* ea = a->entry_points()->Get(0);
+  const mgb::EntryPoint* eb = b->entry_points()->Get(0);
+  REQUIRE(ea->dispatches()->size() == eb->dispatches()->size());
+  std::map<uint32_t, std::vector<uint32_t>> wordsOf;  // specialized kernel → the words it was specialized to
+  for (uint32_t i = 0; i < ea->dispatches()->size(); ++i) {
+    const mgb::Dispatch* da = ea->dispatches()->Get(i);
+    const mgb::Dispatch* db = eb->dispatches()->Get(i);
+    INFO("dispatch " << i << " (" << da->node()->str() << ")");
+    const mgb::Kernel* k = a->kernels()->Get(da->kernel());
+    CHECK(k->name()->str() == b->kernels()->Get(db->kernel())->name()->str());
+    const std::vector<uint32_t> params(da->params()->begin(), da->params()->end());
+    CHECK(params == std::vector<uint32_t>(db->params()->begin(), db->params()->end()));
+    // Every dispatch of a copy has the words it was specialized to.
+    const auto* spirv = k->variants()->Get(0)->spirv();
+    std::vector<uint32_t> words;
+    for (uint32_t id : kern::paramSpecIds(spirv->data(), spirv->size())) words.push_back(id < params.size() ? params[id] : 0);
+    auto [it, first] = wordsOf.emplace(da->kernel(), words);
+    if (!first) CHECK(it->second == words);
+  }
+  // A copy's SPIR-V differs from the generic module's; its MSL is the same.
+  int copies = 0;
+  for (const mgb::Kernel* k : *a->kernels()) {
+    const mgb::Kernel* g = genericOf.at(k->name()->str());
+    for (uint32_t v = 0; v < k->variants()->size(); ++v) {
+      CHECK(k->variants()->Get(v)->msl()->str() == g->variants()->Get(v)->msl()->str());
+      copies += k->variants()->Get(v)->hash() != g->variants()->Get(v)->hash();
+    }
+  }
+  CHECK(copies >= 2);
 }
