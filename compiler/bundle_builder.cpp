@@ -20,7 +20,7 @@ double msSince(Clock::time_point t0) {
 
 uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-constexpr uint32_t kWeightsArena = 0, kActivationArena = 1, kStateArena = 2;
+constexpr uint32_t kWeightsArena = 0, kStateArena = 2;  // arena 1: activations
 
 // Host data converted to its device dtype (numel * dtypeSize(dev) bytes).
 std::shared_ptr<std::vector<uint8_t>> convertedWords(const HostTensor& t, DType dev) {
