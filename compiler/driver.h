@@ -33,7 +33,8 @@ struct CompileOptions {
   // writes them to the file from there: one copy of the weights fewer).
   bool assembleBundle = true;
   // Kernels that declare specialization constants get a copy per distinct
-  // program (kernels/specialize.h); false: one generic copy (--no-specialize).
+  // set of the params words they stand for (kernels/specialize.h); false:
+  // one generic copy of each kernel (--no-specialize).
   bool specializeKernels = true;
 };
 

@@ -64,7 +64,8 @@ int compileMain(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
   bool noSpecialize = false;
   app.add_flag("--no-specialize", noSpecialize,
-               "one generic copy of each kernel instead of copies specialized to their dispatches' programs (eltwise)");
+               "one generic copy of each kernel instead of copies specialized to their dispatches (elementwise programs, "
+               "reduction and convolution shapes; kernels/README.md)");
   bool embedCheck = false;
   double checkTolerance = kDefaultCheckTolerance;
   auto* embedFlag = app.add_flag("--embed-check", embedCheck,

@@ -1,7 +1,8 @@
 // fuse-elementwise: a tree of single-use f32 elementwise nodes (Unary,
-// Binary, Where, and comparisons feeding a Where) becomes one fused_eltwise node (ir/fused_eltwise.h)
-// that lowers to one eltwise dispatch: one kernel launch and one barrier
-// instead of one per node, and no intermediate tensors.
+// Binary, Where, and comparisons feeding a Where) becomes one fused_eltwise
+// node (ir/fused_eltwise.h) that lowers to one eltwise dispatch: one kernel
+// launch and one barrier instead of one per node, and no intermediate
+// tensors.
 //
 //   %q = div(%x, 1.5) : f32[4,8]
 //   %e = exp(%q) : f32[4,8]                →   %y = fused_eltwise(%x, %b) {ops = "div,exp,add", ...}
