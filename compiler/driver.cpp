@@ -59,6 +59,7 @@ void embedSelfCheck(const Program& p, const CompileOptions& opts, BundleBuilder*
 void runGraphPipeline(Graph& g, const std::string& source, const CompileOptions& opts,
                       std::vector<PhaseTime>* phases, const std::string& phaseSuffix) {
   runPasses(g, graphPipeline(), source, opts, phases, phaseSuffix);
+  if (const Pass* p = precisionPass(opts.precision)) runPasses(g, {*p}, source, opts, phases, phaseSuffix);
 }
 
 void runPasses(Graph& g, const std::vector<Pass>& passes, const std::string& source, const CompileOptions& opts,

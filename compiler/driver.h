@@ -36,6 +36,9 @@ struct CompileOptions {
   // set of the params words they stand for (kernels/specialize.h); false:
   // one generic copy of each kernel (--no-specialize).
   bool specializeKernels = true;
+  // --precision fp16|bf16: the accelerated mode (ir/matmul.h); F32 is
+  // strict fp32, the default.
+  MatMulPrecision precision = MatMulPrecision::F32;
 };
 
 struct CompileResult {

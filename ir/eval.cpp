@@ -107,8 +107,10 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::Where: return evalWhere(x, y(), *in[2], T);
     case Op::MatMul: {
       const MatMulLayout layout = matmulLayout(n);
-      const HostTensor a = hasPrologue(n) ? evalPrologue(n, in) : x;
-      HostTensor out = evalMatMul(layout.transA ? swapLastTwo(a) : a, layout.transB ? swapLastTwo(y()) : y(), T);
+      const MatMulPrecision precision = matmulPrecision(n);
+      const HostTensor a = roundOperand(hasPrologue(n) ? evalPrologue(n, in) : x, precision);
+      const HostTensor b = roundOperand(y(), precision);
+      HostTensor out = evalMatMul(layout.transA ? swapLastTwo(a) : a, layout.transB ? swapLastTwo(b) : b, T);
       applyEpilogue(n, in, out);
       return out;
     }

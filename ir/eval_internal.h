@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/matmul.h"
 
 namespace mgc::eval {
 
@@ -158,6 +159,9 @@ HostTensor evalWhere(const HostTensor& c, const HostTensor& a, const HostTensor&
 
 // eval_nn.cpp
 HostTensor evalMatMul(const HostTensor& a, const HostTensor& b, const TensorType& outT);
+// An f32 operand of a MatMul{precision} with each element rounded to fp16 /
+// bf16 (ir/matmul.h); `x` itself for F32.
+HostTensor roundOperand(const HostTensor& x, MatMulPrecision p);
 HostTensor evalConv(const Node& n, const Inputs& in, const TensorType& outT);
 // Applies the node's fused epilogue (ir/epilogue.h), if any, to `out`.
 void applyEpilogue(const Node& n, const Inputs& in, HostTensor& out);

@@ -40,6 +40,16 @@ Window poolWindow(const Node& n, int64_t kh, int64_t kw) {
 
 }  // namespace
 
+HostTensor roundOperand(const HostTensor& x, MatMulPrecision p) {
+  if (p == MatMulPrecision::F32) return x;
+  HostTensor r = x;
+  float* v = r.as<float>();
+  for (int64_t i = 0; i < r.numel(); ++i)
+    v[i] = p == MatMulPrecision::F16 ? mgb::dtype::halfToFloat(mgb::dtype::floatToHalf(v[i]))
+                                     : mgb::dtype::bf16ToFloat(mgb::dtype::floatToBf16(v[i]));
+  return r;
+}
+
 HostTensor evalMatMul(const HostTensor& a, const HostTensor& b, const TensorType& outT) {
   // Promote 1-D operands to matrices; the output shape (from the shape rule)
   // already drops the added axes and has the same element count.

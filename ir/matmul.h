@@ -6,6 +6,7 @@
 // A flagged operand has rank >= 2 (a vector has no second axis to swap).
 #pragma once
 
+#include <string>
 #include <utility>
 
 #include "ir/graph.h"
@@ -25,5 +26,32 @@ inline Shape logicalOperand(Shape stored, bool trans) {
   if (trans && stored.size() >= 2) std::swap(stored[stored.size() - 1], stored[stored.size() - 2]);
   return stored;
 }
+
+// Up to this many rows of op(a), a product streams its weights once
+// through many small workgroups (kernels/src/matvec.comp, qmatvec.comp)
+// instead of 64x64 tiles.
+constexpr int64_t kMatVecRows = 4;
+
+// The accelerated mode (`mgc compile --precision fp16|bf16`,
+// passes/graph/mark_precision.cpp) marks products `precision = "fp16"` or
+// `"bf16"`: each operand element is rounded to that type before it is
+// multiplied, the products are summed in f32, the epilogue runs in f32, and
+// tensors stay f32 (so training keeps f32 master weights). The evaluator
+// rounds the same way; the kernels (matmul_f16 / matmul_bf16) round as they
+// read, and multiply on cooperative matrix units where the device has them.
+enum class MatMulPrecision { F32, F16, BF16 };
+
+// The node's `precision` (F32 when absent). Throws mgc::Error naming the
+// node for any other value than "fp16" / "bf16".
+MatMulPrecision matmulPrecision(const Node& n);
+const char* precisionName(MatMulPrecision p);  // "fp32", "fp16", "bf16"
+
+// Why the product of stored operands `a`, `b` (layout applied by the
+// kernel) cannot take a reduced precision, or "" when it can: the tiled
+// kernels' products only, i.e. f32 operands of rank >= 2, more than
+// kMatVecRows rows of op(a) (fewer is a memory-bound matrix-vector
+// product, where the math is not the cost), the stored rows of both
+// operands whole vec4s, and no prologue.
+std::string lowPrecisionRefusal(const Node& n, const TensorType& a, const TensorType& b);
 
 }  // namespace mgc

@@ -167,6 +167,15 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       TensorType out{x.dtype, s};
       checkEpilogueOperands(g, n, out);
       checkPrologue(g, n);
+      if (n.has("precision")) {
+        try {
+          matmulPrecision(n);
+        } catch (const Error& e) {
+          fail(n, "precision must be \"fp16\" or \"bf16\", got \"" + n.s("precision") + "\"");
+        }
+        if (std::string why = lowPrecisionRefusal(n, x, in(1)); !why.empty())
+          fail(n, "precision = \"" + n.s("precision") + "\" needs a tiled product, but " + why);
+      }
       return {out};
     }
     case Op::QMatMul: {

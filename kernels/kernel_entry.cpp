@@ -35,6 +35,7 @@ mgb::KernelEntry kernelEntry(const KernelBinary& kb) {
     std::copy(kv.localSize, kv.localSize + 3, ve.localSize);
     ve.features = kv.features;
     ve.subgroupSize = kv.subgroupSize;
+    if (kv.coopShape[0] != 0) ve.cooperativeMatrix.assign(kv.coopShape, kv.coopShape + 3);
     ke.variants.push_back(std::move(ve));
   }
   return ke;

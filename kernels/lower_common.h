@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "formats/grid.h"
+#include "ir/matmul.h"
 #include "kernels/lower.h"
 
 namespace mgc::kern {
@@ -98,9 +99,8 @@ std::vector<DispatchPlan> lowerPad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerGather(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n);  // lower_qmatmul.cpp
-// Up to this many rows, a product streams its weights once through many
-// small workgroups (matvec.comp, qmatvec.comp) instead of 64x64 tiles.
-constexpr int64_t kMatVecRows = 4;
+// kMatVecRows (ir/matmul.h): up to this many rows, a product streams its
+// weights once through matvec.comp / qmatvec.comp instead of 64x64 tiles.
 // matvec.comp takes its narrow shape (4 columns x 64 slices per workgroup)
 // up to this many output columns; wider outputs are bandwidth-bound.
 constexpr int64_t kMatVecNarrowUpTo = 8192;

@@ -1,7 +1,8 @@
 // MatMul → the tiled matmul kernel (kernels/src/matmul.comp), which reads
 // operands stored transposed (trans_a / trans_b) in place; products of at
 // most kMatVecRows rows (a decode step) → matvec.comp, products with many
-// tiles → matmul_large.comp / matmul_medium.comp, same params.
+// tiles → matmul_large.comp / matmul_medium.comp, products marked for the
+// accelerated mode → matmul_f16.comp / matmul_bf16.comp, same params.
 #include <algorithm>
 
 #include "ir/epilogue.h"
@@ -83,6 +84,16 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
     const int64_t cols = narrow ? 4 : 8;  // columns per workgroup (matvec.comp)
     d.groups[0] = clamp((N + cols - 1) / cols);
     d.groups[1] = 1;
+    d.groups[2] = clamp(batches);
+    return {d};
+  }
+  if (const MatMulPrecision precision = matmulPrecision(n); precision != MatMulPrecision::F32) {
+    // The accelerated mode (ir/matmul.h; its shape rule admitted only tiled,
+    // vec4-row products): 64x64 tiles, on cooperative matrices where the
+    // device has them (matmul_f16.comp's variants).
+    d.kernel = precision == MatMulPrecision::F16 ? "matmul_f16" : "matmul_bf16";
+    d.groups[0] = clamp(tiles(N));
+    d.groups[1] = clamp(tiles(M));
     d.groups[2] = clamp(batches);
     return {d};
   }

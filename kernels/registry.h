@@ -15,10 +15,11 @@ struct KernelVariantBinary {
   const char* tag;  // "portable" for the plain build
   const uint32_t* spirv;
   size_t spirvWords;
-  const char* msl;
+  const char* msl;        // "" when no Metal translation exists
   uint32_t localSize[3];  // reflected from the module
   uint32_t features;      // mgb::Feature bits it needs
   uint32_t subgroupSize;  // 0 = any
+  uint32_t coopShape[3];  // M, N, K of the cooperative matrices it needs; 0s = none
 };
 
 struct KernelBinary {

@@ -1,4 +1,5 @@
 // mgc compile MODEL -o OUT.mgb [--report FILE.json] [--print-ir-after-all] [--verify-each] [--no-specialize]
+//             [--precision fp32|fp16|bf16]
 //   [--seq N]   (a Hugging Face checkpoint folder: tokens per run)
 //   [--max-seq N [--prefill-chunk T]]   (a checkpoint folder: prefill/decode over a KV cache)
 //   [--embed-check [--check-tolerance X]]   (a self-check for mgc verify / mgrt_model_verify)
@@ -66,6 +67,10 @@ int compileMain(int argc, char** argv) {
   app.add_flag("--no-specialize", noSpecialize,
                "one generic copy of each kernel instead of copies specialized to their dispatches (elementwise programs, "
                "reduction and convolution shapes; kernels/README.md)");
+  std::string precision = "fp32";
+  app.add_option("--precision", precision,
+                 "fp32 (default: strict), or the accelerated mode fp16 / bf16: matrix products round their operands "
+                 "to that type and sum in f32, on the GPU's matrix units where it has them (docs/precision.md)");
   bool embedCheck = false;
   double checkTolerance = kDefaultCheckTolerance;
   auto* embedFlag = app.add_flag("--embed-check", embedCheck,
@@ -152,6 +157,17 @@ int compileMain(int argc, char** argv) {
     return kExitUsage;
   }
   opts.frontend.linear.group = group;
+  if (precision == "fp16" || precision == "bf16") {
+    opts.precision = precision == "fp16" ? MatMulPrecision::F16 : MatMulPrecision::BF16;
+  } else if (precision != "fp32") {
+    std::fprintf(stderr, "mgc compile: error: --precision '%s' is not one of fp32, fp16, bf16\n", precision.c_str());
+    return kExitUsage;
+  }
+  if (train && opts.precision == MatMulPrecision::F16) {
+    std::fprintf(stderr, "mgc compile: error: --precision fp16 is for inference: fp16 training needs loss scaling, "
+                         "which mgc does not have yet; --precision bf16 trains (f32 master weights)\n");
+    return kExitUsage;
+  }
   if (train && opts.frontend.linear.format != WeightFormat::F32) {
     std::fprintf(stderr, "mgc compile: error: --weights %s is for inference; --train keeps f32 weights\n", weights.c_str());
     return kExitUsage;

@@ -21,6 +21,11 @@ layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
 #include "epilogue.glsl"
 #include "matmul_batch.glsl"
 
+// The includer may round each operand as it is read (matmul_f16.comp).
+#ifndef ROUND_OPERAND
+#define ROUND_OPERAND(v) (v)
+#endif
+
 #define A_KMAJOR transA()
 #define B_KMAJOR (!transB())
 #include "matmul_tile8.glsl"
@@ -36,20 +41,20 @@ vec4 tileA(uint e, uint row0, uint k0) {
   uint M = p[0], K = p[2];
   if (!transA()) {
     uint row = row0 + e / 2u, k = k0 + 4u * (e % 2u);
-    return row < M && k < K ? a4[(offA + row * K + k) / 4u] : vec4(0.0);
+    return row < M && k < K ? ROUND_OPERAND(a4[(offA + row * K + k) / 4u]) : vec4(0.0);
   }
   uint k = k0 + e / (TM / 4u), row = row0 + 4u * (e % (TM / 4u));
-  return k < K && row < M ? a4[(offA + k * M + row) / 4u] : vec4(0.0);
+  return k < K && row < M ? ROUND_OPERAND(a4[(offA + k * M + row) / 4u]) : vec4(0.0);
 }
 
 vec4 tileB(uint e, uint col0, uint k0) {
   uint N = p[1], K = p[2];
   if (transB()) {
     uint col = col0 + e / 2u, k = k0 + 4u * (e % 2u);
-    return col < N && k < K ? b4[(offB + col * K + k) / 4u] : vec4(0.0);
+    return col < N && k < K ? ROUND_OPERAND(b4[(offB + col * K + k) / 4u]) : vec4(0.0);
   }
   uint k = k0 + e / (TN / 4u), col = col0 + 4u * (e % (TN / 4u));
-  return k < K && col < N ? b4[(offB + k * N + col) / 4u] : vec4(0.0);
+  return k < K && col < N ? ROUND_OPERAND(b4[(offB + k * N + col) / 4u]) : vec4(0.0);
 }
 
 // Four outputs of a row from column `col` on, each through the epilogue.

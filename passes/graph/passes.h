@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ir/graph.h"
+#include "ir/matmul.h"
 
 namespace mgc {
 
@@ -17,5 +18,7 @@ void fuseStateWrite(Graph& g);  // fuse_state_write.cpp: rotary → the state_wr
 void fuseAttentionCache(Graph& g);  // fuse_attention_cache.cpp: rotary + KV-cache writes + attention → attention_cache
 void fuseElementwise(Graph& g);   // fuse_elementwise.cpp: chains of elementwise ops → one fused_eltwise
 void deadCodeElim(Graph& g);   // dce.cpp: drop nodes nothing uses
+// mark_precision.cpp: the accelerated mode: tiled MatMuls → precision = "fp16" / "bf16"
+void markPrecision(Graph& g, MatMulPrecision p);
 
 }  // namespace mgc

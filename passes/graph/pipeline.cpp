@@ -35,9 +35,13 @@ const std::vector<Pass>& graphPipeline() {
 // attention_cache dispatch measured slower than the rotary + state_write +
 // attention it replaces on the H200 (SmolLM2-135M f16 decode 1.46 → 2.03 ms
 // GPU per token, docs/performance.md): off until its kernel is faster.
+// mark-precision-fp16 / -bf16 run after the pipeline when the compile asks
+// for the accelerated mode (CompileOptions::precision, precisionPass).
 const std::vector<Pass>& optionalPasses() {
   static const std::vector<Pass> kOptional = {
       {"fuse-attention-cache", fuseAttentionCache},
+      {"mark-precision-fp16", [](Graph& g) { markPrecision(g, MatMulPrecision::F16); }},
+      {"mark-precision-bf16", [](Graph& g) { markPrecision(g, MatMulPrecision::BF16); }},
   };
   return kOptional;
 }
@@ -47,6 +51,11 @@ const Pass* findPass(const std::string& name) {
     for (const Pass& p : *list)
       if (name == p.name) return &p;
   return nullptr;
+}
+
+const Pass* precisionPass(MatMulPrecision p) {
+  if (p == MatMulPrecision::F32) return nullptr;
+  return findPass(std::string("mark-precision-") + precisionName(p));
 }
 
 }  // namespace mgc

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/matmul.h"
 
 namespace mgc {
 
@@ -21,12 +22,16 @@ struct Pass {
 // planning and scheduling (passes/plan/) after lowering, from the driver.
 const std::vector<Pass>& graphPipeline();
 
-// Passes outside the pipeline, run only when named (`mgc opt --pass NAME`):
-// built and tested, not yet a win (pipeline.cpp says why for each).
+// Passes outside the pipeline, run only when named (`mgc opt --pass NAME`)
+// or by a compile option: fuse-attention-cache (built and tested, not yet a
+// win: pipeline.cpp says why) and mark-precision-fp16 / -bf16 (--precision).
 const std::vector<Pass>& optionalPasses();
 
 // A graph pass by name (as in `mgc opt --pass NAME`), from the pipeline or
 // the optional ones, or null.
 const Pass* findPass(const std::string& name);
+
+// The pass that marks products for `--precision p` (null for F32).
+const Pass* precisionPass(MatMulPrecision p);
 
 }  // namespace mgc

@@ -32,7 +32,8 @@ constexpr uint32_t kOpVariable = 59;
 constexpr uint32_t kStorageClassWorkgroup = 4;
 
 // A module may declare the capabilities every Vulkan compute device has
-// (Matrix, Shader) and those its variant's declared features stand for; the
+// (Matrix, Shader) and those its variant's declared features stand for (one
+// of them, where the mask has several bits); the
 // runtime picks a variant only if the device has (and the runtime enabled)
 // those features. Anything else (Float64, Int64, Int16, ...) would be
 // undefined behaviour in the driver.
@@ -48,7 +49,8 @@ uint32_t featureForCapability(uint32_t cap) {
     case 61: case 62: case 63: case 64: case 65: return uint32_t(F::Subgroup);  // GroupNonUniform*
     case 5357: return uint32_t(F::CooperativeMatrixNV);
     case 6022: return uint32_t(F::CooperativeMatrixKHR);
-    case 5345: return uint32_t(F::CooperativeMatrixKHR);            // VulkanMemoryModel (cooperative matrix kernels)
+    case 5345:  // VulkanMemoryModel: what the cooperative matrix kernels are written against
+      return uint32_t(F::CooperativeMatrixNV) | uint32_t(F::CooperativeMatrixKHR);
     default: return ~0u;                                            // never allowed
   }
 }
@@ -65,7 +67,8 @@ const ExtensionRule kExtensions[] = {
     {"SPV_KHR_bfloat16", uint32_t(mgb::Feature::BFloat16)},
     {"SPV_NV_cooperative_matrix", uint32_t(mgb::Feature::CooperativeMatrixNV)},
     {"SPV_KHR_cooperative_matrix", uint32_t(mgb::Feature::CooperativeMatrixKHR)},
-    {"SPV_KHR_vulkan_memory_model", uint32_t(mgb::Feature::CooperativeMatrixKHR)},
+    {"SPV_KHR_vulkan_memory_model",
+     uint32_t(mgb::Feature::CooperativeMatrixNV) | uint32_t(mgb::Feature::CooperativeMatrixKHR)},
 };
 
 mgrt_status bad(const std::string& what, const std::string& msg) {
@@ -130,7 +133,7 @@ mgrt_status checkSpirv(const uint32_t* words, size_t count, const uint32_t local
       return bad(what, format("instruction at word %zu runs past the end of the module", i));
     if (opcode == kOpCapability && wordCount >= 2) {
       const uint32_t need = featureForCapability(words[i + 1]);
-      if (need == ~0u || (need & ~features) != 0)
+      if (need == ~0u || (need != 0 && (need & features) == 0))
         return failMessage(MGRT_UNSUPPORTED,
                            what + format(": SPIR-V declares capability %u, which needs a device feature "
                                          "the variant does not declare (it declares %s)",

@@ -153,7 +153,11 @@ void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
   // A kernel variant may require a subgroup size, and all lanes active.
   const bool sizeControl = v13 && has.v13.subgroupSizeControl && has.v13.computeFullSubgroups;
   enable->v13.subgroupSizeControl = enable->v13.computeFullSubgroups = sizeControl;
-  enable->coopNV.cooperativeMatrix = want(mgb::Feature::CooperativeMatrixNV, coopNV && has.coopNV.cooperativeMatrix);
+  // The cooperative matrix kernels use the Vulkan memory model (GLSL's
+  // gl_Scope* needs it), so that feature comes with them.
+  enable->coopNV.cooperativeMatrix = want(mgb::Feature::CooperativeMatrixNV,
+                                          coopNV && has.coopNV.cooperativeMatrix && has.v12.vulkanMemoryModel);
+  enable->v12.vulkanMemoryModel = enable->coopNV.cooperativeMatrix;
   if (enable->coopNV.cooperativeMatrix) enable->extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   link(enable, v13, enable->coopNV.cooperativeMatrix);
   want(mgb::Feature::Subgroup, querySubgroups(d, sizeControl));

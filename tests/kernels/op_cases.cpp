@@ -163,6 +163,19 @@ void nnCases(Builder& b) {
   b.add("matmul large trans_a", Op::MatMul, {N(F({2, 24, 260, 132})), N(F({260, 136}))}, ta);
   b.add("matmul medium 16x130x1028 trans_b relu", Op::MatMul, {N(F({16, 130, 1028})), N(F({132, 1028}))},
         [&] { Attrs a = epi({1}, {0, 0}); a["trans_b"] = int64_t(1); return a; }());
+  // The accelerated mode (ir/matmul.h, `--precision`): operands rounded to fp16 / bf16, f32 sums
+  // (matmul_f16.comp, matmul_bf16.comp; the evaluator rounds the same way). Partial 64x64 tiles, K
+  // not a multiple of the 32-deep steps, every layout, batch broadcast, fused epilogue.
+  auto prec = [](const char* p, Attrs a = {}) { a["precision"] = std::string(p); return a; };
+  b.add("matmul fp16 67x100@100x68 bias+residual", Op::MatMul,
+        {N(F({67, 100})), N(F({100, 68})), N(F({68})), N(F({67, 68}))}, prec("fp16", epi({7, 7}, {0, 0, 0, 0})));
+  b.add("matmul fp16 trans_a trans_b batch", Op::MatMul, {N(F({2, 1, 36, 68})), N(F({3, 72, 36}))}, prec("fp16", tab));
+  b.add("matmul fp16 trans_a gelu", Op::MatMul, {N(F({260, 132})), N(F({260, 8}))},
+        prec("fp16", [&] { Attrs a = epi({5}, {0, 0}); a["trans_a"] = int64_t(1); return a; }()));
+  b.add("matmul fp16 batch 3x130x64@64x200", Op::MatMul, {N(F({3, 130, 64})), N(F({64, 200}))}, prec("fp16"));
+  b.add("matmul bf16 67x100@100x68 bias", Op::MatMul, {N(F({67, 100})), N(F({100, 68})), N(F({68}))},
+        prec("bf16", epi({7}, {0, 0})));
+  b.add("matmul bf16 trans_b batch", Op::MatMul, {N(F({2, 70, 36})), N(F({2, 72, 36}))}, prec("bf16", tb));
   // Few output tiles, long K: split-K (matmul_splitk between two conv2d_finish passes, lower_matmul.cpp),
   // with operands stored transposed, a batch and a fused epilogue (row-vector bias + residual).
   b.add("matmul split-k trans_b batch bias+residual+relu", Op::MatMul,

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "formats/mgb_generated.h"
 #include "ir/qweights.h"
 #include "kernels/eltwise_program.h"
 #include "kernels/kernel_entry.h"
@@ -82,7 +83,16 @@ TEST_CASE("every embedded kernel is valid SPIR-V with matching metadata and MSL"
       CHECK(r.sets == std::set<uint32_t>{0});
       CHECK(r.bindings.size() == kb.numBindings + 1);
       CHECK(*r.bindings.rbegin() == kb.numBindings);
+      // Every kernel runs on Metal through its portable variant at least; a
+      // variant without MSL (msl=none) needs a feature Metal lacks.
       std::string msl = k.msl;
+      if (msl.empty() && v + 1 < kb.variantCount) {
+        CHECK((k.features & (uint32_t(mgb::Feature::CooperativeMatrixNV) | uint32_t(mgb::Feature::CooperativeMatrixKHR))));
+        continue;
+      }
+      // A cooperative matrix shape comes with a cooperative matrix feature.
+      if (k.coopShape[0] != 0)
+        CHECK((k.features & (uint32_t(mgb::Feature::CooperativeMatrixNV) | uint32_t(mgb::Feature::CooperativeMatrixKHR))));
       CHECK(msl.find("kernel void main0") != std::string::npos);
       CHECK(msl.find("[[buffer(0)]]") != std::string::npos);
       CHECK(msl.find("[[buffer(" + std::to_string(kb.numBindings) + ")]]") != std::string::npos);

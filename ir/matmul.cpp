@@ -1,0 +1,36 @@
+#include "ir/matmul.h"
+
+#include "ir/epilogue.h"
+
+namespace mgc {
+
+MatMulPrecision matmulPrecision(const Node& n) {
+  if (!n.has("precision")) return MatMulPrecision::F32;
+  const std::string& s = n.s("precision");
+  if (s == "fp16") return MatMulPrecision::F16;
+  if (s == "bf16") return MatMulPrecision::BF16;
+  throw Error("node '" + n.name + "': precision must be \"fp16\" or \"bf16\", got \"" + s + "\"");
+}
+
+const char* precisionName(MatMulPrecision p) {
+  switch (p) {
+    case MatMulPrecision::F16: return "fp16";
+    case MatMulPrecision::BF16: return "bf16";
+    case MatMulPrecision::F32: break;
+  }
+  return "fp32";
+}
+
+std::string lowPrecisionRefusal(const Node& n, const TensorType& a, const TensorType& b) {
+  if (a.dtype != DType::F32 || b.dtype != DType::F32) return "its operands are not f32";
+  if (a.rank() < 2 || b.rank() < 2) return "an operand is a vector";
+  if (hasPrologue(n)) return "it has a fused prologue";
+  const MatMulLayout layout = matmulLayout(n);
+  const Shape la = logicalOperand(a.shape, layout.transA);
+  if (la[la.size() - 2] <= kMatVecRows)
+    return "it has " + std::to_string(la[la.size() - 2]) + " rows (a matrix-vector product)";
+  if (a.shape.back() % 4 != 0 || b.shape.back() % 4 != 0) return "its operands' stored rows are not whole vec4s";
+  return "";
+}
+
+}  // namespace mgc
