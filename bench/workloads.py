@@ -10,8 +10,13 @@ For each workload (full size, random weights, fixed seeds):
 Writes OUT/workloads.md (one table, ratios from this run) and
 OUT/workloads.json. Model definitions: tools/workload_models.py.
 
-Usage: workloads.py OUT MGC [--only a,b] [--no-compile] [--steps N]
+--precision fp16|bf16: the accelerated mode against PyTorch autocast to that
+type (GradScaler for fp16 training); mgc compiles with `--precision P`. The
+error column is then against PyTorch's strict fp32 output.
+
+Usage: workloads.py OUT MGC [--only a,b] [--no-compile] [--steps N] [--precision fp32|fp16|bf16]
 """
+import contextlib
 import argparse
 import copy
 import json
@@ -125,7 +130,7 @@ def profile(mgc_bin, bundle, args, trace, table):
         f.write(out)
 
 
-def bench(name, work, mgc_bin, do_compile, steps, prof=None):
+def bench(name, work, mgc_bin, do_compile, steps, prof=None, precision="fp32"):
     make, in_spec, (tshape, classes), loss_flags, desc = WORKLOADS[name]
     if QUICK:
         make, in_spec, (tshape, classes) = SMALL[name]
@@ -151,8 +156,13 @@ def bench(name, work, mgc_bin, do_compile, steps, prof=None):
     gin = {k: v.to(dev) for k, v in inputs.items()}
     gt = target.to(dev)
     gm.eval()
+    amp_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+
+    def amp():
+        return torch.autocast(DEV, dtype=amp_dtype) if amp_dtype else contextlib.nullcontext()
     with torch.no_grad():
-        ref = gm(*gin.values()).float().cpu().numpy()
+        ref = gm(*gin.values()).float().cpu().numpy()  # strict fp32: the error column's reference
+    with torch.no_grad(), amp():
         r["torch_eager_ms"] = median_ms(lambda: gm(*gin.values()), 10, 50)
         if do_compile:
             cm = torch.compile(gm)
@@ -164,16 +174,23 @@ def bench(name, work, mgc_bin, do_compile, steps, prof=None):
     gm.train()
     opt = torch.optim.AdamW(gm.parameters(), lr=1e-3)
     cls_last = "--class-axis" in loss_flags
+    scaler = torch.cuda.amp.GradScaler() if precision == "fp16" and DEV == "cuda" else None
 
     def step():
         opt.zero_grad(set_to_none=True)
-        out = gm(*gin.values())
-        if classes:
-            loss = F.cross_entropy(out.movedim(-1, 1) if cls_last else out, gt)
+        with amp():
+            out = gm(*gin.values())
+            if classes:
+                loss = F.cross_entropy(out.movedim(-1, 1) if cls_last else out, gt)
+            else:
+                loss = F.mse_loss(out, gt)
+        if scaler:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
         else:
-            loss = F.mse_loss(out, gt)
-        loss.backward()
-        opt.step()
+            loss.backward()
+            opt.step()
         return loss
     r["torch_train_ms"] = median_ms(step, 3, steps)
     del opt
@@ -187,7 +204,8 @@ def bench(name, work, mgc_bin, do_compile, steps, prof=None):
         ins += ["-i", "%s=%s" % (k, os.path.join(work, "%s_%s.npy" % (name, k)))]
     fwd = os.path.join(work, name + ".mgb")
     rep = os.path.join(work, name + ".json")
-    mgc([mgc_bin, "compile", os.path.join(work, name + ".onnx"), "-o", fwd, "--report", rep, "-q"])
+    prec = ["--precision", precision]
+    mgc([mgc_bin, "compile", os.path.join(work, name + ".onnx"), "-o", fwd, "--report", rep, "-q", *prec])
     j = json.load(open(rep))
     r["mgc_compile_ms"] = round(j["total_ms"], 1)
     r["mgc_dispatches"], r["mgc_barriers"] = len(j["dispatches"]), j["barriers"]
@@ -200,8 +218,10 @@ def bench(name, work, mgc_bin, do_compile, steps, prof=None):
     r["max_err"] = float(np.abs(y - ref).max() / max(1e-12, np.abs(ref).max()))
     trn = os.path.join(work, name + "_train.mgb")
     trep = os.path.join(work, name + "_train.json")
+    if precision == "fp16":  # mgc has no loss scaling yet: fp16 training is refused
+        return r
     mgc([mgc_bin, "compile", os.path.join(work, name + "_train.onnx"), "--train", *loss_flags, "--optimizer", "adamw",
-         "--lr", "1e-3", "-o", trn, "--report", trep, "-q"])
+         "--lr", "1e-3", "-o", trn, "--report", trep, "-q", *prec])
     tj = json.load(open(trep))
     r["mgc_train_compile_ms"] = round(tj["total_ms"], 1)
     r["mgc_train_dispatches"] = len(tj["dispatches"])
@@ -214,10 +234,12 @@ def bench(name, work, mgc_bin, do_compile, steps, prof=None):
     return r
 
 
-def table(rows, device, commit):
-    lines = ["Device: %s; commit %s; %s; PyTorch %s, strict fp32 (TF32 off); medians; "
+def table(rows, device, commit, precision="fp32"):
+    mode = ("strict fp32 (TF32 off)" if precision == "fp32" else
+            "accelerated mode: mgc --precision %s vs PyTorch autocast %s; error vs PyTorch fp32" % (precision, precision))
+    lines = ["Device: %s; commit %s; %s; PyTorch %s, %s; medians; "
              "ratios are mgc wall / PyTorch from this run (< 1: mgc faster)." % (
-                 device, commit, time.strftime("%Y-%m-%d"), torch.__version__), "",
+                 device, commit, time.strftime("%Y-%m-%d"), torch.__version__, mode), "",
              "| workload | params | fwd: PyTorch eager | torch.compile | mgc GPU / wall | **mgc / best PyTorch** | "
              "train step: PyTorch eager | mgc GPU / wall | **mgc / PyTorch** | mgc compile (fwd / train) | "
              "dispatches (fwd / train) | max rel err |",
@@ -228,6 +250,13 @@ def table(rows, device, commit):
             continue
         best = min(r["torch_eager_ms"], r.get("torch_compiled_ms", 1e30))
         comp = "%.3f ms (%.0f s)" % (r["torch_compiled_ms"], r["torch_compile_s"]) if "torch_compiled_ms" in r else "—"
+        if "mgc_train_gpu_ms" not in r:  # fp16: no mgc train step
+            lines.append("| %s | %.1fM | %.3f ms | %s | %.3f / %.3f ms | **%.2f×** | %.2f ms | — | — | %.0f / — ms | "
+                         "%d / — | %.1e |" % (
+                             r["desc"], r["params"] / 1e6, r["torch_eager_ms"], comp, r["mgc_gpu_ms"], r["mgc_wall_ms"],
+                             r["mgc_wall_ms"] / best, r["torch_train_ms"], r["mgc_compile_ms"], r["mgc_dispatches"],
+                             r["max_err"]))
+            continue
         lines.append("| %s | %.1fM | %.3f ms | %s | %.3f / %.3f ms | **%.2f×** | %.2f ms | %.2f / %.2f ms | **%.2f×** | "
                      "%.0f / %.0f ms | %d / %d | %.1e |" % (
                          r["desc"], r["params"] / 1e6, r["torch_eager_ms"], comp, r["mgc_gpu_ms"], r["mgc_wall_ms"],
@@ -248,6 +277,8 @@ def main():
     ap.add_argument("--profile", action="store_true",
                     help="also one profiled run of each bundle: OUT/<name>_{fwd,train}_profile.txt (top kernels)")
     ap.add_argument("--quick", action="store_true", help="one run of each measurement (smoke test)")
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"],
+                    help="fp16 / bf16: mgc's accelerated mode against PyTorch autocast")
     args = ap.parse_args()
     global QUICK
     QUICK = args.quick
@@ -256,21 +287,22 @@ def main():
     work = "/tmp/workloads"
     os.makedirs(work, exist_ok=True)
     os.makedirs(args.out, exist_ok=True)
+    suffix = "" if args.precision == "fp32" else "_" + args.precision
     rows = []
     for name in (args.only.split(",") if args.only else WORKLOADS):
         t0 = time.time()
         try:
             rows.append(bench(name, work, args.mgc, not args.no_compile, args.steps,
-                              args.out if args.profile else None))
+                              args.out if args.profile else None, args.precision))
         except Exception as e:  # one failure must not hide the other workloads
             rows.append({"workload": name, "desc": WORKLOADS[name][4], "error": str(e)[:300]})
         print(name, "%.0f s" % (time.time() - t0), json.dumps(rows[-1]), flush=True)
-        with open(os.path.join(args.out, "workloads.json"), "w") as f:
+        with open(os.path.join(args.out, "workloads%s.json" % suffix), "w") as f:
             json.dump(rows, f, indent=1)
-        with open(os.path.join(args.out, "workloads.md"), "w") as f:
+        with open(os.path.join(args.out, "workloads%s.md" % suffix), "w") as f:
             f.write(table(rows, torch.cuda.get_device_name() if DEV == "cuda" else "CPU (PyTorch) + default Vulkan device",
-                          args.commit))
-    print(open(os.path.join(args.out, "workloads.md")).read())
+                          args.commit, args.precision))
+    print(open(os.path.join(args.out, "workloads%s.md" % suffix)).read())
 
 
 if __name__ == "__main__":
