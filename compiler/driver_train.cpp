@@ -28,8 +28,12 @@ TrainCompileResult compileTrainingTimed(Graph forward, const std::string& source
                                         const CompileOptions& opts, std::vector<PhaseTime> phases) {
   TrainCompileResult r;
   auto t0 = Clock::now();
+  // fp16 products need loss scaling (docs/precision.md): on by default at
+  // PyTorch GradScaler's initial scale.
+  TrainOptions to = train;
+  if (opts.precision == MatMulPrecision::F16 && to.optimizer.lossScale == 0) to.optimizer.lossScale = 65536.0;
   try {
-    r.program = buildTrainingProgram(forward, train);
+    r.program = buildTrainingProgram(forward, to);
   } catch (const Error& e) {
     throw Error(source + ": " + e.what());
   }
@@ -54,6 +58,11 @@ TrainCompileResult compileTrainingTimed(Graph forward, const std::string& source
              (r.program.frozen.empty() ? "" : " (" + std::to_string(r.program.frozen.size()) + " frozen)") +
              ", state " + mib(r.stateBytes) + "; train_step " + std::to_string(ts.dispatches) +
              " dispatches, activations peak " + mib(r.trainPeakBytes) + " (no reuse: " + mib(r.trainNaiveBytes) + ")";
+  if (to.optimizer.lossScale > 0) {
+    char line[96];
+    std::snprintf(line, sizeof line, "; dynamic loss scaling from %g", to.optimizer.lossScale);
+    summary += line;
+  }
   return r;
 }
 

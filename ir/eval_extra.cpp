@@ -98,6 +98,7 @@ std::vector<HostTensor> evalAdamStep(const Node& n, const Inputs& in) {
   const float wd = float(n.f("weight_decay", 0.0));
   const float keep = float(coef.getF(0)), stepSize = float(coef.getF(1)), bc2 = float(coef.getF(2)),
               scale = float(coef.getF(3));
+  if (scale == 0) return {p, m, v};  // a skipped step (ir/ops.def)
   std::vector<HostTensor> out(3, HostTensor(p.type));
   for (int64_t i = 0; i < p.numel(); ++i) {
     const float param = float(p.getF(i));

@@ -70,7 +70,8 @@ int compileMain(int argc, char** argv) {
   std::string precision = "fp32";
   app.add_option("--precision", precision,
                  "fp32 (default: strict), or the accelerated mode fp16 / bf16: matrix products round their operands "
-                 "to that type and sum in f32, on the GPU's matrix units where it has them (docs/precision.md)");
+                 "to that type and sum in f32, on the GPU's matrix units where it has them; fp16 training scales its loss "
+                 "(docs/precision.md)");
   bool embedCheck = false;
   double checkTolerance = kDefaultCheckTolerance;
   auto* embedFlag = app.add_flag("--embed-check", embedCheck,
@@ -130,6 +131,10 @@ int compileMain(int argc, char** argv) {
   needsTrain(app.add_option("--warmup", oo.warmup, "cosine schedule: linear warmup steps"));
   needsTrain(app.add_option("--total-steps", oo.totalSteps, "cosine schedule: steps until the rate reaches 0"));
   needsTrain(app.add_option("--freeze", to.freeze, "keep parameters whose name matches this glob fixed (repeatable)"));
+  needsTrain(app.add_option("--loss-scale", oo.lossScale,
+                            "dynamic loss scaling from this scale (default with --precision fp16: 65536; "
+                            "docs/precision.md)")
+                 ->check(CLI::Range(0.0, 3.0e38)));
   needsTrain(app.add_option("--seed", to.seed, "dropout masks: moves every Dropout node's seed (default 0)"));
   try {
     app.parse(argc, argv);
@@ -163,11 +168,7 @@ int compileMain(int argc, char** argv) {
     std::fprintf(stderr, "mgc compile: error: --precision '%s' is not one of fp32, fp16, bf16\n", precision.c_str());
     return kExitUsage;
   }
-  if (train && opts.precision == MatMulPrecision::F16) {
-    std::fprintf(stderr, "mgc compile: error: --precision fp16 is for inference: fp16 training needs loss scaling, "
-                         "which mgc does not have yet; --precision bf16 trains (f32 master weights)\n");
-    return kExitUsage;
-  }
+
   if (train && opts.frontend.linear.format != WeightFormat::F32) {
     std::fprintf(stderr, "mgc compile: error: --weights %s is for inference; --train keeps f32 weights\n", weights.c_str());
     return kExitUsage;

@@ -26,6 +26,12 @@ float F(uint k) { return uintBitsToFloat(p[k]); }
 void main() {
   uint i = linearInvocation();
   if (i >= p[0]) return;
+  if (coef[3] == 0.0) {  // grad_scale 0: the step is skipped (ir/ops.def)
+    paramOut[i] = param[i];
+    mOut[i] = m[i];
+    vOut[i] = v[i];
+    return;
+  }
   // precise: the same roundings as the separate ops of the unfused update.
   precise float x = param[i];
   precise float g = grad[i] * coef[3];

@@ -47,6 +47,15 @@ struct OptimizerOptions {
   double gamma = 0.1;       // Step
   int64_t warmup = 0, totalSteps = 0;  // Cosine
   double clipNorm = 0.0;    // 0: no clipping
+  // Dynamic loss scaling (fp16 training, docs/precision.md). > 0: the
+  // initial scale (PyTorch's GradScaler: 65536). The loss is multiplied by
+  // the scale (state "opt.loss_scale") before it is differentiated, and the
+  // gradients by its inverse before the update; a step whose gradients
+  // hold an inf or a NaN is skipped (parameters, moments and the step
+  // counter unchanged) and halves the scale, and lossScaleInterval finite
+  // steps in a row double it. 0: off.
+  double lossScale = 0.0;
+  int64_t lossScaleInterval = 2000;
 };
 
 // Parses "sgd" / "adam" / "adamw", "constant" / "step" / "cosine"; throws
@@ -61,8 +70,14 @@ void checkOptimizerOptions(const OptimizerOptions& o);
 // pair: creates the step counter ("opt.step"; reused when the graph already
 // has it as an f32 scalar state: dropout masks read it) and moment states
 // ("opt.<param>.momentum", ".exp_avg", ".exp_avg_sq"), the update nodes, and
-// a state update for each parameter, moment and the counter.
+// a state update for each parameter, moment and the counter. With loss
+// scaling the gradients are of the loss times `lossScale` (the state
+// "opt.loss_scale", which the caller made); the step unscales them, skips
+// on overflow and updates the scale.
 void appendOptimizerStep(Graph& g, const std::vector<std::pair<ValueId, ValueId>>& paramGrads,
-                         const OptimizerOptions& o);
+                         const OptimizerOptions& o, ValueId lossScale = kNoValue);
+
+// The loss-scale state for o.lossScale > 0 (f32 scalar "opt.loss_scale").
+ValueId addLossScaleState(Graph& g, const OptimizerOptions& o);
 
 }  // namespace mgc

@@ -275,14 +275,20 @@ TrainingProgram buildTrainingProgram(const Graph& forward, const TrainOptions& o
 
   std::vector<ValueId> wrt;
   for (const std::string& p : prog.parameters) wrt.push_back(g.find(p));
-  GradResult grads = differentiate(g, loss, wrt);
+  // Loss scaling differentiates loss * scale; the loss output stays unscaled.
+  ValueId lossScale = kNoValue, differentiated = loss;
+  if (o.optimizer.lossScale > 0) {
+    lossScale = addLossScaleState(g, o.optimizer);
+    differentiated = g.nodes[size_t(g.addNode(Op::Mul, "opt.loss_scaled", {loss, lossScale}))].outputs[0];
+  }
+  GradResult grads = differentiate(g, differentiated, wrt);
   std::vector<std::pair<ValueId, ValueId>> pairs;
   for (ValueId p : wrt) {
     auto it = grads.grads.find(p);
     if (it == grads.grads.end()) throw Error("training: autodiff returned no gradient for '" + g.value(p).name + "'");
     pairs.push_back({p, it->second});
   }
-  appendOptimizerStep(g, pairs, o.optimizer);
+  appendOptimizerStep(g, pairs, o.optimizer, lossScale);
   verifyGraph(g);
   return prog;
 }
