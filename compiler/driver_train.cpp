@@ -63,6 +63,7 @@ TrainCompileResult compileTrainingTimed(Graph forward, const std::string& source
     std::snprintf(line, sizeof line, "; dynamic loss scaling from %g", to.optimizer.lossScale);
     summary += line;
   }
+  summary += "\n";
   return r;
 }
 
