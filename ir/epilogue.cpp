@@ -45,8 +45,6 @@ void checkPrologue(const Graph& g, const Node& n) {
   const int64_t K = a.shape.back();
   if (K > 0 && a.numel() / K > kPrologueMaxRows)
     bad("a " + a.str() + " has more than " + std::to_string(kPrologueMaxRows) + " rows");
-  if (n.op == Op::QMatMul && a.numel() == K && K > kPrologueMaxK)
-    bad("one row of " + std::to_string(K) + " columns (at most " + std::to_string(kPrologueMaxK) + ")");
   if (kind == Prologue::RmsNorm) {
     if (u.shape != Shape{K} || u.dtype != a.dtype) bad("norm weight " + u.str() + " is not f32[" + std::to_string(K) + "]");
     const double eps = n.f("rms_eps");

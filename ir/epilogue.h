@@ -72,9 +72,6 @@ struct Epilogue {
 // of a it is fused for (the matvec kernels').
 enum class Prologue { None, RmsNorm, SwiGlu };
 constexpr int64_t kPrologueMaxRows = 4;
-// QMatMul of one row stages a with the prologue applied in shared memory:
-// at most this many columns (qmatvec.comp's kStagedK).
-constexpr int64_t kPrologueMaxK = 4096;
 Prologue prologueOf(const Node& n);
 inline bool hasPrologue(const Node& n) { return prologueOf(n) != Prologue::None; }
 ValueId prologueOperand(const Node& n);

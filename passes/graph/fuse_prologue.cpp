@@ -36,7 +36,6 @@ bool takesPrologue(const Graph& g, const Node& u, ValueId v) {
   const TensorType& a = g.type(v);
   const int64_t K = a.shape.empty() ? 0 : a.shape.back();
   if (a.dtype != DType::F32 || K <= 0 || a.numel() / K > kPrologueMaxRows) return false;
-  if (u.op == Op::QMatMul && a.numel() == K && K > kPrologueMaxK) return false;  // qmatvec stages one row
   // MatMul: a, b, up to 2 epilogue operands, then u; QMatMul keeps its
   // scales slot (input 2) before the epilogue operands and u.
   const size_t slots = u.op == Op::MatMul ? 2 : 3;

@@ -307,6 +307,14 @@ void nnCases(Builder& b) {
   qm("int8 rows 1x2048 n29 swiglu (S 4)", WeightFormat::Int8, {1, 2048}, 29, 64, {N(F({1, 2048}))}, swi);
   qm("ternary rows 1x4096 n18 rms relu", WeightFormat::Ternary, {1, 4096}, 18, 64, {N(F({4096}))}, rms(epi({1}, {0, 0})));
   qm("f16 rows 1x1024 n66 rms", WeightFormat::F16, {1, 1024}, 66, 0, {noScales, N(F({1024}))}, rms());
+  // Prologues over rows longer than one staged chunk (a 7B down_proj's K = 11008): x staged with the
+  // prologue applied chunk by chunk (rms: the mean square summed over every chunk first); the word path
+  // reads x with the prologue applied at any K.
+  qm("int4 rows 1x11008 n13 swiglu (3 chunks)", WeightFormat::Int4, {1, 11008}, 13, 64, {N(F({1, 11008}))}, swi);
+  qm("f16 rows 1x8200 n9 rms (3 chunks)", WeightFormat::F16, {1, 8200}, 9, 0, {noScales, N(F({8200}))}, rms());
+  qm("int4 1 row g24 1x4800 n7 swiglu (word path, long row)", WeightFormat::Int4, {1, 4800}, 7, 24, {N(F({1, 4800}))},
+     swi);
+  qm("int8 1 row g24 1x6000 n5 rms (word path, long row)", WeightFormat::Int8, {1, 6000}, 5, 24, {N(F({6000}))}, rms());
   qm("int4 1 row g24 1x192 n9 (groups across columns: word path)", WeightFormat::Int4, {1, 192}, 9, 24);
   qm("int4 tiled 2x35x64 n67", WeightFormat::Int4, {2, 35, 64}, 67, 32);
   qm("f16 tiled 67x130 n65", WeightFormat::F16, {67, 130}, 65, 0);
