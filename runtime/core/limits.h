@@ -21,7 +21,8 @@ struct DeviceLimits {
   // What kernel variants may use (runtime/core/variant_select.cpp): the
   // optional features (mgb::Feature bits) the device has AND the runtime
   // enabled, its subgroup size (0 = unknown), workgroup memory, and the
-  // cooperative matrix shapes (M, N, K) it supports with 16-bit inputs.
+  // cooperative matrix shapes (M, N, K) it supports with fp16 inputs and f32
+  // accumulators in subgroup scope.
   uint32_t features = 0;
   uint32_t subgroupSize = 0;
   uint32_t maxSharedMemory = 16384;

@@ -85,8 +85,10 @@ bool querySubgroups(Device* d, bool sizeControl) {
   return (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (sub.supportedOperations & ops) == ops;
 }
 
-// Cooperative matrix shapes (M, N, K) with fp16 A and B, from
-// VK_NV_cooperative_matrix (Debian's headers lack the KHR query).
+// Cooperative matrix shapes (M, N, K) with fp16 A and B and f32 C and
+// result (what the kernels' variants multiply: matmul_coop.glsl), in
+// subgroup scope, from VK_NV_cooperative_matrix (Debian's headers lack the
+// KHR query).
 void readCoopShapes(Device* d) {
   if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) return;
   uint32_t n = 0;
@@ -97,7 +99,10 @@ void readCoopShapes(Device* d) {
   DeviceLimits& l = d->caps.limits;
   for (uint32_t i = 0; i < n && l.coopShapeCount < DeviceLimits::kMaxCoopShapes; ++i) {
     const VkCooperativeMatrixPropertiesNV& p = props[i];
-    if (p.AType != VK_COMPONENT_TYPE_FLOAT16_NV || p.BType != VK_COMPONENT_TYPE_FLOAT16_NV) continue;
+    if (p.AType != VK_COMPONENT_TYPE_FLOAT16_NV || p.BType != VK_COMPONENT_TYPE_FLOAT16_NV ||
+        p.CType != VK_COMPONENT_TYPE_FLOAT32_NV || p.DType != VK_COMPONENT_TYPE_FLOAT32_NV ||
+        p.scope != VK_SCOPE_SUBGROUP_NV)
+      continue;
     bool seen = false;
     for (uint32_t k = 0; k < l.coopShapeCount; ++k)
       seen |= l.coopShapes[k][0] == p.MSize && l.coopShapes[k][1] == p.NSize && l.coopShapes[k][2] == p.KSize;
