@@ -67,13 +67,5 @@ void tileOut(uint row, uint col, vec4 v) {
   if (col + 3u < N) c[o + 3u] = epilogue(v.w, o + 3u, col + 3u);
 }
 
-void main() {
-  uint M = p[0], N = p[1], K = p[2], batches = p[3];
-  uint tilesN = (N + TN - 1u) / TN, tilesM = (M + TM - 1u) / TM;
-  for (uint bz = gl_WorkGroupID.z; bz < batches; bz += gl_NumWorkGroups.z) {
-    batchOffsets(bz, offA, offB);
-    offC = bz * M * N;
-    for (uint tm = gl_WorkGroupID.y; tm < tilesM; tm += gl_NumWorkGroups.y)
-      for (uint tn = gl_WorkGroupID.x; tn < tilesN; tn += gl_NumWorkGroups.x) tile8(tm * TM, tn * TN, K);
-  }
-}
+void tile(uint row0, uint col0, uint K) { tile8(row0, col0, K); }
+#include "matmul_tiles.glsl"

@@ -143,13 +143,6 @@ void tile(uint row0, uint col0, uint K) {
   barrier();  // sC is rewritten by the next tile
 }
 
-void main() {
-  uint M = p[0], N = p[1], K = p[2], batches = p[3];
-  uint tilesN = (N + TILE - 1u) / TILE, tilesM = (M + TILE - 1u) / TILE;
-  for (uint bz = gl_WorkGroupID.z; bz < batches; bz += gl_NumWorkGroups.z) {
-    batchOffsets(bz, offA, offB);
-    offC = bz * M * N;
-    for (uint tm = gl_WorkGroupID.y; tm < tilesM; tm += gl_NumWorkGroups.y)
-      for (uint tn = gl_WorkGroupID.x; tn < tilesN; tn += gl_NumWorkGroups.x) tile(tm * TILE, tn * TILE, K);
-  }
-}
+#define TM TILE
+#define TN TILE
+#include "matmul_tiles.glsl"
