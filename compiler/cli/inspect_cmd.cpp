@@ -103,11 +103,15 @@ int inspectMain(int argc, char** argv) {
       if (!k->variants()) continue;
       for (auto* v : *k->variants()) {
         auto* ls = v->local_size();
+        std::string needs = mgb::featureNames(uint32_t(v->features()));
+        if (v->subgroup_size()) needs += ", subgroups of " + std::to_string(v->subgroup_size());
+        if (auto* coop = v->cooperative_matrix(); coop && coop->size() == 3)
+          needs += ", " + std::to_string(coop->Get(0)) + "x" + std::to_string(coop->Get(1)) + "x" +
+                   std::to_string(coop->Get(2)) + " cooperative matrices";
         std::printf("    variant %-10s SPIR-V %6u bytes, MSL %6u bytes, local size %u,%u,%u, needs %s\n",
                     v->tag() ? v->tag()->c_str() : "?", v->spirv() ? v->spirv()->size() * 4 : 0,
                     v->msl() ? v->msl()->size() : 0, ls && ls->size() > 0 ? ls->Get(0) : 0,
-                    ls && ls->size() > 1 ? ls->Get(1) : 0, ls && ls->size() > 2 ? ls->Get(2) : 0,
-                    mgb::featureNames(uint32_t(v->features())).c_str());
+                    ls && ls->size() > 1 ? ls->Get(1) : 0, ls && ls->size() > 2 ? ls->Get(2) : 0, needs.c_str());
       }
     }
   }

@@ -42,6 +42,7 @@ cases=(
   "inspect_not_a_bundle|inspect $D/not_onnx.onnx"
   "compile_folder_without_config|compile $TMP/folder -o $TMP/x.mgb"
   "compile_char_device|compile /dev/null -o $TMP/x.mgb"
+  "compile_unknown_precision|compile examples/cnn.onnx -o $TMP/x.mgb --precision fp8"
   "opt_folder|opt $TMP/folder"
   "run_folder|run $TMP/folder"
   "run_input_char_device|run $TMP/cnn.mgb --input x=/dev/null"
