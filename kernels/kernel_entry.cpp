@@ -1,26 +1,10 @@
 #include "kernels/kernel_entry.h"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 
 #include "kernels/specialize.h"
 
 namespace mgc {
-
-namespace {
-
-// kern::paramSpecIds of the kernel's portable variant, walked once per kernel.
-const std::vector<uint32_t>& specIds(const KernelBinary& kb) {
-  static std::mutex mu;
-  static std::map<const KernelBinary*, std::vector<uint32_t>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(&kb);
-  if (it == cache.end()) it = cache.emplace(&kb, kern::paramSpecIds(kb.portable().spirv, kb.portable().spirvWords)).first;
-  return it->second;
-}
-
-}  // namespace
 
 mgb::KernelEntry kernelEntry(const KernelBinary& kb) {
   mgb::KernelEntry ke;
@@ -43,14 +27,16 @@ mgb::KernelEntry kernelEntry(const KernelBinary& kb) {
 
 std::string specializationKey(const KernelBinary& kb, const std::vector<uint32_t>& params) {
   std::string key = kb.name;
-  for (uint32_t id : specIds(kb))
+  for (size_t i = 0; i < kb.specIdCount; ++i) {
+    const uint32_t id = kb.specIds[i];
     key += "," + std::to_string(id < params.size() ? params[id] : 0u);
+  }
   return key;
 }
 
 mgb::KernelEntry specializedKernelEntry(const KernelBinary& kb, const std::vector<uint32_t>& params) {
   mgb::KernelEntry ke = kernelEntry(kb);
-  if (specIds(kb).empty()) return ke;
+  if (kb.specIdCount == 0) return ke;
   for (mgb::KernelVariantEntry& v : ke.variants) v.spirv = kern::specializeSpirv(v.spirv.data(), v.spirv.size(), params);
   return ke;
 }

@@ -27,6 +27,11 @@ struct KernelBinary {
   uint32_t numBindings;  // tensor bindings 1..n (binding 0 is params)
   const KernelVariantBinary* variants;  // in order of preference
   size_t variantCount;                  // >= 1
+  // The params words its specialization constants stand for
+  // (kernels/specialize.h), ascending, from the portable module's
+  // reflection at build time; none: the kernel is never specialized.
+  const uint32_t* specIds;
+  size_t specIdCount;
   const KernelVariantBinary& portable() const { return variants[variantCount - 1]; }
 };
 

@@ -97,6 +97,9 @@ TEST_CASE("every embedded kernel is valid SPIR-V with matching metadata and MSL"
       CHECK(msl.find("[[buffer(0)]]") != std::string::npos);
       CHECK(msl.find("[[buffer(" + std::to_string(kb.numBindings) + ")]]") != std::string::npos);
     }
+    // The build's reflection of the specialization ids agrees with a walk of the module.
+    CHECK(std::vector<uint32_t>(kb.specIds, kb.specIds + kb.specIdCount) ==
+          kern::paramSpecIds(kb.portable().spirv, kb.portable().spirvWords));
     if (i > 0) CHECK(std::string(kernelAt(i - 1).name) < std::string(kb.name));
     CHECK(findKernel(kb.name) == &kb);
   }
