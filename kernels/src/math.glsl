@@ -74,7 +74,19 @@ int f2iSat(float x) {
   return int(x);  // toward zero
 }
 
-float roundToHalf(float x) { return unpackHalf2x16(packHalf2x16(vec2(x, 0.0))).x; }
+// x rounded to IEEE binary16, to nearest, ties to even, in software (what
+// packHalf2x16 does is implementation-defined, e.g. for subnormals): the
+// same bits as formats/dtype.h floatToHalf on every device. Beyond the
+// largest half (65504) by half an ulp or more: ±inf; a NaN stays a NaN.
+float roundToHalf(float x) {
+  if (isnan(x)) return x;
+  float a = abs(x);
+  if (a >= 65520.0) return x > 0.0 ? uintBitsToFloat(0x7f800000u) : uintBitsToFloat(0xff800000u);
+  if (a < 6.103515625e-05) return roundEven(x * 16777216.0) * 5.9604644775390625e-08;  // subnormal: 2^-24 steps
+  uint b = floatBitsToUint(x);
+  b += 0xfffu + ((b >> 13) & 1u);
+  return uintBitsToFloat(b & 0xffffe000u);
+}
 
 // x rounded to bfloat16 (the top 16 bits of an f32), to nearest, ties to
 // even; overflow becomes inf, a NaN stays a NaN.

@@ -67,6 +67,8 @@ void unaryCases(Builder& b) {
   cast("f32->bool", F({5, 7}), DType::Bool, Fill{Fill::SmallInt, 0});
   cast("i64->f32", T(DType::I64, {5, 7}), DType::F32, Fill{Fill::SmallInt, 0});
   cast("f32->f16", F(s), DType::F16);
+  // Integers up to 1e5: ties between halves above 2048 (to even), and ±inf past 65520.
+  cast("f32->f16 ties and overflow", F(s), DType::F16, Fill{Fill::Index, 100000});
   cast("f32->i8", F({5, 7}), DType::I8, Fill{Fill::Index, 300});
   cast("i32->u8", T(DType::I32, {5, 7}), DType::U8, Fill{Fill::Index, 300});
   cast("bool->f32", T(DType::Bool, {5, 7}), DType::F32, Fill{Fill::Bool, 0});
