@@ -206,7 +206,7 @@ def main():
         json.dump(r, f, indent=1)
     ref = r.get("torch_fp16_ms") or r.get("torch_fp32_ms")
     md = ("Device: %s; commit %s; %s. Random checkpoint of %s's shape (%d layers, %.1fM parameters), --max-seq %d, "
-          "%d decode steps, medians; --group-size %d. GB/s = bytes/token (weights + the KV cache attention reads) "
+          "%d decode steps, medians; --group-size %d. GB/s = bytes/token (weights + the KV cache rows attention reads at the middle step) "
           "over the GPU time / the wall time.\n\n"
           "| | ms/token (wall) | GPU ms | tokens/s | MB/token | GB/s GPU / wall | vs PyTorch eager %s |\n"
           "|---|---|---|---|---|---|---|\n") % (

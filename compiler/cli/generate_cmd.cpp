@@ -178,7 +178,9 @@ int benchDecodeMain(int argc, char** argv) {
   if (RunnerError e = gen.open(path, device, false); e.exitCode) return report("bench-decode", e);
   // Bytes a decode step reads: the weights its dispatches bind (a gather
   // reads only the rows it writes: one embedding row, not the table), and
-  // the whole KV cache (attention reads all of it; the mask hides the future).
+  // the KV cache rows of the positions so far (attention skips the rows
+  // its mask hides: kernels/src/attention.glsl), counted below at the
+  // middle step.
   uint64_t weightBytes = 0, cacheBytes = 0;
   {
     std::vector<uint8_t> file;
@@ -215,9 +217,15 @@ int benchDecodeMain(int argc, char** argv) {
   std::printf("%s on %s: %lld decode steps (positions 1..%lld of %lld)\n", path.c_str(), gen.deviceName().c_str(),
               (long long)tokens, (long long)tokens, (long long)gen.maxSeq());
   std::printf("decode: %.3f ms/token wall (median), %.3f ms GPU, %.1f tokens/s\n", w, g, 1000.0 / w);
-  const double bytes = double(weightBytes + cacheBytes);
-  std::printf("bytes/token: %.1f MB (weights %.1f MB + KV cache %.1f MB), %.1f GB/s at the GPU time\n", bytes / 1e6,
-              double(weightBytes) / 1e6, double(cacheBytes) / 1e6, g > 0 ? bytes / (g * 1e-3) / 1e9 : 0.0);
+  // The middle step decodes position 1 + tokens / 2: its attention reads
+  // the rows of positions 0 .. that one.
+  const int64_t middle = 1 + tokens / 2;
+  const double cacheRead = double(cacheBytes) * double(middle + 1) / double(gen.maxSeq());
+  const double bytes = double(weightBytes) + cacheRead;
+  std::printf("bytes/token: %.1f MB (weights %.1f MB + KV cache %.1f MB), %.1f GB/s at the GPU time (the cache rows "
+              "of positions 0..%lld of %lld)\n",
+              bytes / 1e6, double(weightBytes) / 1e6, cacheRead / 1e6, g > 0 ? bytes / (g * 1e-3) / 1e9 : 0.0,
+              (long long)middle, (long long)gen.maxSeq());
   return kExitOk;
 }
 
