@@ -12,7 +12,7 @@ time, bytes/token, GB/s); --shape llama7b is Llama 2 7B's width for the
 bandwidth target.
 
 Usage: decode.py OUT MGC [--shape smollm2|llama7b] [--layers N] [--max-seq N] [--tokens N]
-                 [--formats f32,f16,int8,int4,ternary] [--group G] [--torch fp32,fp16] [--commit SHA]
+                 [--formats f32,f16,int8,int4,ternary] [--group G] [--torch fp32,fp16] [--commit SHA] [--profile]
 """
 import argparse
 import json
@@ -140,6 +140,22 @@ def bench_mgc(a, ck, work, fmt):
     m = re.search(r"bytes/token: ([0-9.]+) MB \(weights ([0-9.]+) MB \+ KV cache ([0-9.]+) MB\), ([0-9.]+) GB/s", out)
     r["mb_per_token"], r["weight_mb"], r["gbps_gpu"] = float(m.group(1)), float(m.group(2)), float(m.group(4))
     r["gbps_wall"] = round(r["mb_per_token"] * 1e6 / (r["ms"] * 1e-3) / 1e9, 1)
+    if a.profile:
+        # The same decode step back to back at bench-decode's middle position
+        # (`mgc run`, no host work between runs), then profiled: its GPU
+        # time next to bench-decode's says whether the gaps between tokens
+        # cost GPU time, and the kernel table where the step goes.
+        import numpy as np
+        ids, pos = os.path.join(work, "ids.npy"), os.path.join(work, "pos.npy")
+        np.save(ids, np.array([[7]], dtype=np.int64))
+        np.save(pos, np.array([1 + min(a.tokens, a.max_seq - 1) // 2], dtype=np.int64))
+        args = [a.mgc, "run", bundle, "--entry", "decode", "-i", "input_ids=" + ids, "-i", "position=" + pos,
+                "--warmup", "20", "--iterations", "100"]
+        m = re.search(r"run: ([0-9.]+) ms wall, ([0-9.-]+) ms GPU", run(args))
+        r["run_ms"], r["run_gpu_ms"] = float(m.group(1)), float(m.group(2))
+        prof = run(args[:-4] + ["--warmup", "20", "--iterations", "20", "--profile", os.path.join(work, "trace.json")])
+        with open(os.path.join(a.out, "decode_%s_profile.txt" % fmt), "w") as f:
+            f.write(prof)
     return r, bundle
 
 
@@ -155,6 +171,8 @@ def main():
     ap.add_argument("--group", type=int, default=64, help="mgc compile --group-size")
     ap.add_argument("--torch", default="fp32,fp16", help="PyTorch eager rows (fp32, fp16)")
     ap.add_argument("--commit", default="?")
+    ap.add_argument("--profile", action="store_true",
+                    help="also `mgc run` of the decode step back to back (GPU ms) and a profile: OUT/decode_FMT_profile.txt")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     work = "/tmp/decode"
@@ -220,6 +238,11 @@ def main():
         if ("torch_%s_ms" % name) in r:
             ms = r["torch_%s_ms" % name]
             md += "| PyTorch eager, KV cache, %s | %.3f | | %.0f | | | %.2f× |\n" % (name, ms, 1000 / ms, ms / ref)
+    if a.profile:
+        md += ("\nThe decode step run back to back at the middle position (`mgc run --entry decode`, no host work "
+               "between runs; profiles in decode_FMT_profile.txt): " + ", ".join(
+                   "%s %.3f ms GPU (bench-decode %.3f)" % (fmt, m["run_gpu_ms"], m["gpu_ms"]) for fmt, m in r["mgc"].items())
+               + ".\n")
     if "greedy_agree" in r:
         md += "\nGreedy tokens from one prompt, mgc f32 vs PyTorch fp32: %d of %d agree.\n" % (r["greedy_agree"], n)
     with open(os.path.join(a.out, "decode_%s.md" % a.shape), "w") as f:
