@@ -6,10 +6,16 @@ namespace mgc {
 
 MatMulPrecision matmulPrecision(const Node& n) {
   if (!n.has("precision")) return MatMulPrecision::F32;
-  const std::string& s = n.s("precision");
-  if (s == "fp16") return MatMulPrecision::F16;
-  if (s == "bf16") return MatMulPrecision::BF16;
-  throw Error("node '" + n.name + "': precision must be \"fp16\" or \"bf16\", got \"" + s + "\"");
+  MatMulPrecision p;
+  if (!parsePrecision(n.s("precision"), &p) || p == MatMulPrecision::F32)
+    throw Error("node '" + n.name + "': precision must be \"fp16\" or \"bf16\", got \"" + n.s("precision") + "\"");
+  return p;
+}
+
+bool parsePrecision(std::string_view name, MatMulPrecision* out) {
+  for (MatMulPrecision p : {MatMulPrecision::F32, MatMulPrecision::F16, MatMulPrecision::BF16})
+    if (name == precisionName(p)) return *out = p, true;
+  return false;
 }
 
 const char* precisionName(MatMulPrecision p) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "ir/graph.h"
@@ -45,6 +46,8 @@ enum class MatMulPrecision { F32, F16, BF16 };
 // node for any other value than "fp16" / "bf16".
 MatMulPrecision matmulPrecision(const Node& n);
 const char* precisionName(MatMulPrecision p);  // "fp32", "fp16", "bf16"
+// The inverse of precisionName; false for any other name.
+bool parsePrecision(std::string_view name, MatMulPrecision* out);
 
 // Why the product of stored operands `a`, `b` (layout applied by the
 // kernel) cannot take a reduced precision, or "" when it can: the tiled

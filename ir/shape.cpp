@@ -168,11 +168,9 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       checkEpilogueOperands(g, n, out);
       checkPrologue(g, n);
       if (n.has("precision")) {
-        try {
-          matmulPrecision(n);
-        } catch (const Error& e) {
+        MatMulPrecision p;
+        if (!parsePrecision(n.s("precision"), &p) || p == MatMulPrecision::F32)
           fail(n, "precision must be \"fp16\" or \"bf16\", got \"" + n.s("precision") + "\"");
-        }
         if (std::string why = lowPrecisionRefusal(n, x, in(1)); !why.empty())
           fail(n, "precision = \"" + n.s("precision") + "\" needs a tiled product, but " + why);
       }

@@ -162,13 +162,10 @@ int compileMain(int argc, char** argv) {
     return kExitUsage;
   }
   opts.frontend.linear.group = group;
-  if (precision == "fp16" || precision == "bf16") {
-    opts.precision = precision == "fp16" ? MatMulPrecision::F16 : MatMulPrecision::BF16;
-  } else if (precision != "fp32") {
+  if (!parsePrecision(precision, &opts.precision)) {
     std::fprintf(stderr, "mgc compile: error: --precision '%s' is not one of fp32, fp16, bf16\n", precision.c_str());
     return kExitUsage;
   }
-
   if (train && opts.frontend.linear.format != WeightFormat::F32) {
     std::fprintf(stderr, "mgc compile: error: --weights %s is for inference; --train keeps f32 weights\n", weights.c_str());
     return kExitUsage;
