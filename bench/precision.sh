@@ -6,7 +6,7 @@
 # profiles, and mgc's strict fp32 forward of the same exports for the
 # fp32 → fp16 ratio. Writes $OUT/gemm.md, $OUT/workloads_fp16.md,
 # $OUT/*_fwd_profile.txt, $OUT/fp32_forward.txt.
-# Usage: OUT=dir [STEPS=N] bench/precision.sh MGC
+# Usage: OUT=dir [STEPS=N] [COMMIT=sha] bench/precision.sh MGC
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 MGC=$(readlink -f "$1")
@@ -20,7 +20,7 @@ done
 OUT=$OUT bash "$(dirname "$0")/gemm.sh" "$MGC" /tmp/precision/mgc_fp16 /tmp/precision/mgc_bf16
 grep -h -A1 'kernel (variant)' /tmp/gemm/*_2.log | grep -v -- '--' | sort | uniq -c > "$OUT/gemm_fp16_variants.txt"
 W=whisper_tiny_encoder,smollm2_135m,smolvla_expert
-python3 "$(dirname "$0")/workloads.py" "$OUT" "$MGC" --only $W --no-compile --steps "$STEPS" --precision fp16 --profile
+python3 "$(dirname "$0")/workloads.py" "$OUT" "$MGC" --only $W --no-compile --steps "$STEPS" --precision fp16 --profile --commit "${COMMIT:-?}"
 : > "$OUT/fp32_forward.txt"
 for spec in "whisper_tiny_encoder mel" "smollm2_135m input_ids" "smolvla_expert actions context"; do
   set -- $spec

@@ -2,7 +2,7 @@
 // operands stored transposed (trans_a / trans_b) in place; products of at
 // most kMatVecRows rows (a decode step) → matvec.comp, products with many
 // tiles → matmul_large.comp / matmul_medium.comp, products marked for the
-// accelerated mode → matmul_f16.comp / matmul_bf16.comp, same params.
+// accelerated mode → matmul_f16(_large).comp / matmul_bf16.comp, same params.
 #include <algorithm>
 
 #include "ir/epilogue.h"
@@ -87,19 +87,22 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
     d.groups[2] = clamp(batches);
     return {d};
   }
+  auto largeTiles = [](int64_t x) { return (x + 127) / 128; };
+  const int64_t large = largeTiles(M) * largeTiles(N) * batches;
   if (const MatMulPrecision precision = matmulPrecision(n); precision != MatMulPrecision::F32) {
     // The accelerated mode (ir/matmul.h; its shape rule admitted only tiled,
-    // vec4-row products): 64x64 tiles, on cooperative matrices where the
-    // device has them (matmul_f16.comp's variants).
-    d.kernel = precision == MatMulPrecision::F16 ? "matmul_f16" : "matmul_bf16";
-    d.groups[0] = clamp(tiles(N));
-    d.groups[1] = clamp(tiles(M));
+    // vec4-row products), on cooperative matrices where the device has them
+    // (matmul_f16.comp's variants): fp16 on 128x128 tiles from as many
+    // tiles as matmul_large (and K as long), else 64x64.
+    const bool big = precision == MatMulPrecision::F16 && large >= kLargeTilesFrom && K >= kTile8MinK;
+    d.kernel = precision == MatMulPrecision::BF16 ? "matmul_bf16" : big ? "matmul_f16_large" : "matmul_f16";
+    d.groups[0] = clamp(big ? largeTiles(N) : tiles(N));
+    d.groups[1] = clamp(big ? largeTiles(M) : tiles(M));
     d.groups[2] = clamp(batches);
     return {d};
   }
   if (K >= kTile8MinK && vec4Rows(layout, M, N, K)) {
-    auto largeTiles = [](int64_t x) { return (x + 127) / 128; };
-    const int64_t large = largeTiles(M) * largeTiles(N) * batches, medium = tiles(M) * tiles(N) * batches;
+    const int64_t medium = tiles(M) * tiles(N) * batches;
     if (large >= kLargeTilesFrom) {
       d.kernel = "matmul_large";
       d.groups[0] = clamp(largeTiles(N));

@@ -1,23 +1,36 @@
-// matmul_f16.comp's `coopnv` variant: the product on cooperative matrices
-// (GL_NV_cooperative_matrix, 16x16x16, fp16 A and B, f32 accumulators).
+// The `coopnv` variants of matmul_f16.comp / matmul_f16_large.comp: the
+// product on cooperative matrices (GL_NV_cooperative_matrix, 16x16x16,
+// fp16 A and B, f32 accumulators).
 //
-// A 64x64 output tile per workgroup of 128 invocations = 4 subgroups of
-// 32; subgroup w owns the 32x32 quarter (w / 2, w % 2) as 2x2
-// accumulators. K in steps of 32: the step's A (64 x 32) and B (32 x 64)
-// tiles are read from memory as vec4s (4 per invocation each), rounded to
-// fp16 and stored into shared memory, then multiplied as two 16-deep
-// halves; the next step's vec4s are fetched into registers while this one
-// multiplies. The accumulators go through shared memory to the output,
-// where every element passes the fused epilogue (epilogue.glsl) in f32.
+// The includer defines TM x TN (the workgroup's output tile) and WARPS_M x
+// WARPS_N (its subgroups of 32); subgroup w owns the (TM / WARPS_M) x
+// (TN / WARPS_N) block (w / WARPS_N, w % WARPS_N) as FM x FN 16x16
+// accumulators. K in steps of BK (the includer's, a multiple of 16: deeper
+// steps for small grids, whose few workgroups wait on each step's loads,
+// shallower ones where the registers that stage a step are dear): the step's A and B tiles are read
+// from memory as vec4s, rounded to fp16 and stored into shared memory as
+// 8-byte packed uvec2s (the cooperative loads take no f16 vectors) in the
+// operand's stored orientation (an operand stored
+// transposed is loaded column-major, so no store is scattered); the next
+// step's vec4s are fetched into registers while this one multiplies. Each
+// 16-deep slice loads FM A fragments and, one at a time, FN B fragments,
+// so every A fragment feeds FN products and every B fragment FM.
 //
-// Shared rows are padded to 16-byte multiples that stagger banks (the
-// cooperative loads need 16-byte aligned rows and offsets).
+// The epilogue: each subgroup stores one accumulator at a time into its own
+// 16x16 staging block in shared memory and writes it out through the fused
+// epilogue (epilogue.glsl) in f32, every invocation 8 consecutive columns
+// of one row: no workgroup-wide output tile, so shared memory stays small.
+//
+// Shared rows are padded by 8 halves (16 bytes): the cooperative loads
+// need 16-byte aligned rows and offsets, and the pad staggers the rows of
+// a fragment across banks.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require
-layout(local_size_x = 128) in;
+#define THREADS (32u * WARPS_M * WARPS_N)
+layout(local_size_x = THREADS) in;
 #include "common.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer A { vec4 a4[]; };
@@ -30,119 +43,114 @@ layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
 #include "epilogue.glsl"
 #include "matmul_batch.glsl"
 
-#define TILE 64u
-#define BK 32u
-#define THREADS 128u
-#define VECS 4u          // vec4s of each operand tile per invocation and step
-#define SA (BK + 8u)     // halves per shared row of A ([row][k]): 80 bytes
-#define SB (TILE + 8u)   // halves per shared row of B ([k][column]): 144 bytes
-#define SC TILE          // floats per shared row of the output tile
+#define FM (TM / WARPS_M / 16u)  // accumulator rows per subgroup
+#define FN (TN / WARPS_N / 16u)  // accumulator columns per subgroup
+#define VA (TM * BK / 4u / THREADS)  // vec4s of the A tile per invocation and step
+#define VB (TN * BK / 4u / THREADS)
+// Row pitches in uvec2s (4 halves): [rows][k] tiles (A as stored [M, K], B as
+// stored [N, K]) and [k][columns] tiles (A stored [K, M], B stored [K, N]).
+#define PK ((BK + 8u) / 4u)  // (BK + 8 halves: 16-byte rows, staggered banks)
+#define PA ((TM + 8u) / 4u)
+#define PB ((TN + 8u) / 4u)
+#define SIZE_A max(TM * PK, BK * PA)
+#define SIZE_B max(TN * PK, BK * PB)
 
-shared float16_t sA[TILE * SA];
-shared float16_t sB[BK * SB];
-shared float sC[TILE * SC];
+shared uvec2 sA[SIZE_A];
+shared uvec2 sB[SIZE_B];
+shared float sStage[THREADS / 32u * 256u];
 
 uint offA, offB, offC;  // this batch's operand and output offsets (floats)
 
-// Vec4 e (0..511) of a K step (k0..k0+31), zero outside. A stored [M, K]:
-// row e / 8, k 4 (e % 8)..+3; stored [K, M]: k e / 16, rows 4 (e % 16)..+3.
-// B stored [K, N]: k e / 16, columns 4 (e % 16)..+3; stored [N, K]:
-// column e / 8, k 4 (e % 8)..+3.
+// Vec4 e of a K step (k0..k0+BK-1), zero outside the matrix, and where it
+// goes in shared memory. A stored [M, K]: row e / (BK / 4), k 4 (e % (BK /
+// 4))..+3; stored [K, M]: k e / (TM / 4), rows 4 (e % (TM / 4))..+3. B
+// likewise.
+#define KV (BK / 4u)  // vec4s per k row of a step
 vec4 loadA(uint e, uint row0, uint k0) {
   uint M = p[0], K = p[2];
   if (!transA()) {
-    uint row = row0 + e / 8u, k = k0 + 4u * (e % 8u);
+    uint row = row0 + e / KV, k = k0 + 4u * (e % KV);
     return row < M && k < K ? a4[(offA + row * K + k) / 4u] : vec4(0.0);
   }
-  uint k = k0 + e / 16u, row = row0 + 4u * (e % 16u);
+  uint k = k0 + e / (TM / 4u), row = row0 + 4u * (e % (TM / 4u));
   return k < K && row < M ? a4[(offA + k * M + row) / 4u] : vec4(0.0);
 }
 
 vec4 loadB(uint e, uint col0, uint k0) {
   uint N = p[1], K = p[2];
   if (transB()) {
-    uint col = col0 + e / 8u, k = k0 + 4u * (e % 8u);
+    uint col = col0 + e / KV, k = k0 + 4u * (e % KV);
     return col < N && k < K ? b4[(offB + col * K + k) / 4u] : vec4(0.0);
   }
-  uint k = k0 + e / 16u, col = col0 + 4u * (e % 16u);
+  uint k = k0 + e / (TN / 4u), col = col0 + 4u * (e % (TN / 4u));
   return k < K && col < N ? b4[(offB + k * N + col) / 4u] : vec4(0.0);
 }
 
-void storeA(uint e, vec4 v) {
-  f16vec4 h = f16vec4(v);
-  if (!transA()) {
-    uint at = (e / 8u) * SA + 4u * (e % 8u);
-    sA[at] = h.x, sA[at + 1u] = h.y, sA[at + 2u] = h.z, sA[at + 3u] = h.w;
-    return;
-  }
-  uint at = 4u * (e % 16u) * SA + e / 16u;
-  sA[at] = h.x, sA[at + SA] = h.y, sA[at + 2u * SA] = h.z, sA[at + 3u * SA] = h.w;
-}
+uint slotA(uint e) { return transA() ? (e / (TM / 4u)) * PA + e % (TM / 4u) : (e / KV) * PK + e % KV; }
+uint slotB(uint e) { return transB() ? (e / KV) * PK + e % KV : (e / (TN / 4u)) * PB + e % (TN / 4u); }
 
-void storeB(uint e, vec4 v) {
-  f16vec4 h = f16vec4(v);
-  if (!transB()) {
-    uint at = (e / 16u) * SB + 4u * (e % 16u);
-    sB[at] = h.x, sB[at + 1u] = h.y, sB[at + 2u] = h.z, sB[at + 3u] = h.w;
-    return;
-  }
-  uint at = 4u * (e % 8u) * SB + e / 8u;
-  sB[at] = h.x, sB[at + SB] = h.y, sB[at + 2u * SB] = h.z, sB[at + 3u * SB] = h.w;
-}
+uvec2 half4(vec4 v) { return uvec2(packFloat2x16(f16vec2(v.xy)), packFloat2x16(f16vec2(v.zw))); }
 
 #define ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define OPERAND fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 
-void tile(uint row0, uint col0, uint K) {
-  uint t = gl_LocalInvocationIndex, steps = (K + BK - 1u) / BK;
-  uint wr = (gl_SubgroupID / 2u) * 32u, wc = (gl_SubgroupID % 2u) * 32u;
-  vec4 ra[VECS], rb[VECS];
-  [[unroll]] for (uint l = 0u; l < VECS; ++l) {
-    ra[l] = loadA(t + THREADS * l, row0, 0u);
-    rb[l] = loadB(t + THREADS * l, col0, 0u);
-  }
-  ACC c00 = ACC(0.0), c01 = ACC(0.0), c10 = ACC(0.0), c11 = ACC(0.0);
-  for (uint s = 0u; s < steps; ++s) {
-    [[unroll]] for (uint l = 0u; l < VECS; ++l) {
-      storeA(t + THREADS * l, ra[l]);
-      storeB(t + THREADS * l, rb[l]);
-    }
-    barrier();
-    if (s + 1u < steps) {
-      [[unroll]] for (uint l = 0u; l < VECS; ++l) {
-        ra[l] = loadA(t + THREADS * l, row0, BK * (s + 1u));
-        rb[l] = loadB(t + THREADS * l, col0, BK * (s + 1u));
-      }
-    }
-    [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
-      OPERAND a0, a1, b0, b1;
-      coopMatLoadNV(a0, sA, wr * SA + kk, SA, false);
-      coopMatLoadNV(a1, sA, (wr + 16u) * SA + kk, SA, false);
-      coopMatLoadNV(b0, sB, kk * SB + wc, SB, false);
-      coopMatLoadNV(b1, sB, kk * SB + wc + 16u, SB, false);
-      c00 = coopMatMulAddNV(a0, b0, c00);
-      c01 = coopMatMulAddNV(a0, b1, c01);
-      c10 = coopMatMulAddNV(a1, b0, c10);
-      c11 = coopMatMulAddNV(a1, b1, c11);
-    }
-    barrier();
-  }
-  coopMatStoreNV(c00, sC, wr * SC + wc, SC, false);
-  coopMatStoreNV(c01, sC, wr * SC + wc + 16u, SC, false);
-  coopMatStoreNV(c10, sC, (wr + 16u) * SC + wc, SC, false);
-  coopMatStoreNV(c11, sC, (wr + 16u) * SC + wc + 16u, SC, false);
-  barrier();
-  uint M = p[0], N = p[1];
-  for (uint i = t; i < TILE * TILE; i += THREADS) {
-    uint row = row0 + i / TILE, col = col0 + i % TILE;
-    if (row < M && col < N) {
-      uint o = offC + row * N + col;
-      c[o] = epilogue(sC[i], o, col);
-    }
-  }
-  barrier();  // sC is rewritten by the next tile
+// The 16x16 fragment of A at rows r.., k kk.. and of B at k kk.., columns
+// c.. in shared memory (offsets and strides in uvec2s).
+void loadFragA(out OPERAND f, uint r, uint kk) {
+  if (transA()) coopMatLoadNV(f, sA, kk * PA + r / 4u, PA, true);
+  else coopMatLoadNV(f, sA, r * PK + kk / 4u, PK, false);
+}
+void loadFragB(out OPERAND f, uint kk, uint col) {
+  if (transB()) coopMatLoadNV(f, sB, col * PK + kk / 4u, PK, true);
+  else coopMatLoadNV(f, sB, kk * PB + col / 4u, PB, false);
 }
 
-#define TM TILE
-#define TN TILE
+void tile(uint row0, uint col0, uint K) {
+  uint t = gl_LocalInvocationIndex, steps = (K + BK - 1u) / BK;
+  uint wr = (gl_SubgroupID / WARPS_N) * (TM / WARPS_M), wc = (gl_SubgroupID % WARPS_N) * (TN / WARPS_N);
+  vec4 ra[VA], rb[VB];
+  [[unroll]] for (uint l = 0u; l < VA; ++l) ra[l] = loadA(t + THREADS * l, row0, 0u);
+  [[unroll]] for (uint l = 0u; l < VB; ++l) rb[l] = loadB(t + THREADS * l, col0, 0u);
+  ACC acc[FM][FN];
+  [[unroll]] for (uint i = 0u; i < FM; ++i)
+    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = ACC(0.0);
+  for (uint s = 0u; s < steps; ++s) {
+    [[unroll]] for (uint l = 0u; l < VA; ++l) sA[slotA(t + THREADS * l)] = half4(ra[l]);
+    [[unroll]] for (uint l = 0u; l < VB; ++l) sB[slotB(t + THREADS * l)] = half4(rb[l]);
+    barrier();
+    if (s + 1u < steps) {
+      [[unroll]] for (uint l = 0u; l < VA; ++l) ra[l] = loadA(t + THREADS * l, row0, BK * (s + 1u));
+      [[unroll]] for (uint l = 0u; l < VB; ++l) rb[l] = loadB(t + THREADS * l, col0, BK * (s + 1u));
+    }
+    [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
+      OPERAND fa[FM];
+      [[unroll]] for (uint i = 0u; i < FM; ++i) loadFragA(fa[i], wr + 16u * i, kk);
+      [[unroll]] for (uint j = 0u; j < FN; ++j) {
+        OPERAND fb;
+        loadFragB(fb, kk, wc + 16u * j);
+        [[unroll]] for (uint i = 0u; i < FM; ++i) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
+      }
+    }
+    barrier();
+  }
+  uint M = p[0], N = p[1], lane = gl_SubgroupInvocationID, stage = gl_SubgroupID * 256u;
+  uint r = lane / 2u, c0 = 8u * (lane % 2u);
+  [[unroll]] for (uint i = 0u; i < FM; ++i) {
+    [[unroll]] for (uint j = 0u; j < FN; ++j) {
+      coopMatStoreNV(acc[i][j], sStage, stage, 16u, false);
+      subgroupBarrier();
+      uint row = row0 + wr + 16u * i + r, col = col0 + wc + 16u * j + c0;
+      if (row < M) {
+        [[unroll]] for (uint q = 0u; q < 8u; ++q) {
+          if (col + q < N) {
+            uint o = offC + row * N + col + q;
+            c[o] = epilogue(sStage[stage + 16u * r + c0 + q], o, col + q);
+          }
+        }
+      }
+      subgroupBarrier();  // the stage is rewritten by the next accumulator
+    }
+  }
+}
+
 #include "matmul_tiles.glsl"

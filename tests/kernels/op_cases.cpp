@@ -175,6 +175,15 @@ void nnCases(Builder& b) {
   b.add("matmul fp16 trans_a gelu", Op::MatMul, {N(F({260, 132})), N(F({260, 8}))},
         prec("fp16", [&] { Attrs a = epi({5}, {0, 0}); a["trans_a"] = int64_t(1); return a; }()));
   b.add("matmul fp16 batch 3x130x64@64x200", Op::MatMul, {N(F({3, 130, 64})), N(F({64, 200}))}, prec("fp16"));
+  // ≥ 192 tiles of 128x128 and K ≥ 256: matmul_f16_large.comp, every layout, partial tiles, K % 32 != 0.
+  b.add("matmul fp16 large batch 48x130x260@260x132 bias+residual", Op::MatMul,
+        {N(F({48, 130, 260})), N(F({260, 132})), N(F({132})), N(F({48, 130, 132}))},
+        prec("fp16", epi({7, 7}, {0, 0, 0, 0})));
+  b.add("matmul fp16 large trans_a trans_b batch", Op::MatMul, {N(F({48, 260, 132})), N(F({48, 130, 260}))},
+        prec("fp16", tab));
+  b.add("matmul fp16 large trans_a", Op::MatMul, {N(F({2, 24, 260, 132})), N(F({260, 136}))}, prec("fp16", ta));
+  b.add("matmul fp16 large trans_b gelu_tanh", Op::MatMul, {N(F({50, 136, 260})), N(F({132, 260}))},
+        prec("fp16", [&] { Attrs a = epi({6}, {0, 0}); a["trans_b"] = int64_t(1); return a; }()));
   b.add("matmul bf16 67x100@100x68 bias", Op::MatMul, {N(F({67, 100})), N(F({100, 68})), N(F({68}))},
         prec("bf16", epi({7}, {0, 0})));
   b.add("matmul bf16 trans_b batch", Op::MatMul, {N(F({2, 70, 36})), N(F({2, 72, 36}))}, prec("bf16", tb));

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -96,8 +97,11 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
   return mgb::writeBundle(spec);
 }
 
+// Validation on, unless MGRT_VALIDATION=0 (a GPU machine without the
+// layers, e.g. bench/bin's copy on the H200: the variants still checked).
 mgrt_context* makeContext(uint32_t disabledFeatures) {
-  mgrt_context_options opts{-1, 1, disabledFeatures};
+  const char* v = std::getenv("MGRT_VALIDATION");
+  mgrt_context_options opts{-1, !(v && std::string(v) == "0"), disabledFeatures};
   mgrt_context* c = nullptr;
   if (mgrt_context_create(&opts, &c) != MGRT_OK) FAIL("no Vulkan device: " << mgrt_last_error());
   return c;
@@ -172,7 +176,8 @@ std::string compare(const HostTensor& ref, const HostTensor& got) {
 TEST_CASE("every op case on the GPU matches the CPU reference") {
   int ran = 0, variants = 0, specialized = 0;
   // MGC_OP_CASES=text: only the cases whose label contains it (while
-  // working on one kernel; the counts below are then not checked).
+  // working on one kernel; each prints the variant that ran, and the
+  // counts below are not checked).
   const char* only = std::getenv("MGC_OP_CASES");
   for (const test::OpCase& c : test::opCases()) {
     const Node& n = c.graph.nodes[0];
@@ -200,6 +205,7 @@ TEST_CASE("every op case on the GPU matches the CPU reference") {
     std::string variant;
     const std::vector<HostTensor> got = runOnGpu(gpu(), c, inputs, &variant);
     INFO("variant '" << variant << "'");
+    if (only) std::printf("%s: %s\n", c.label.c_str(), variant.c_str());
     CHECK(compareAll(got) == "");
     if (variant != "portable") {
       ++variants;
