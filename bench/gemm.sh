@@ -22,6 +22,10 @@ SHAPES=(
   "whisper_scores 1500 1500 64 6 1"
   "whisper_pv 1500 64 1500 6"
   "smollm_train_up 128 1536 576"
+  "smollm_q 128 576 576 1 1"
+  "smollm_down 128 576 1536 1 1"
+  "expert_q 50 720 720 1 1"
+  "expert_up 50 2048 720 1 1"
 )
 python3 - "$W" "$OUT" "${SHAPES[@]}" <<'EOF'
 import sys, numpy as np, torch

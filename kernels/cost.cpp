@@ -48,8 +48,7 @@ uint64_t poolWindow(const Node& n) {
 
 uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   const uint64_t out = count(outType(g, n).numel());
-  if (kernel == "matmul" || kernel == "matmul_large" || kernel == "matmul_medium" || kernel == "matmul_splitk" || kernel == "matvec" ||
-      kernel == "matmul_f16" || kernel == "matmul_f16_large" || kernel == "matmul_bf16") {
+  if (kernel.rfind("matmul", 0) == 0 || kernel == "matvec") {  // matmul, matmul_large, ..._f16_splitk, ..._bf16
     const Shape a = logicalOperand(inType(g, n, 0).shape, matmulLayout(n).transA);
     return a.empty() ? 0 : mul(mul(2, out), count(a.back()));
   }

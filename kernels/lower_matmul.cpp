@@ -2,7 +2,8 @@
 // operands stored transposed (trans_a / trans_b) in place; products of at
 // most kMatVecRows rows (a decode step) → matvec.comp, products with many
 // tiles → matmul_large.comp / matmul_medium.comp, products marked for the
-// accelerated mode → matmul_f16(_large).comp / matmul_bf16.comp, same params.
+// accelerated mode → matmul_f16(_large, _splitk).comp / matmul_bf16.comp,
+// same params.
 #include <algorithm>
 
 #include "ir/epilogue.h"
@@ -17,6 +18,11 @@ namespace mgc::kern {
 // >= 512 k values bring the grid towards fillTiles workgroups; the two
 // extra dispatches cost ~2 barriers, so short K never splits.
 constexpr SplitK kMatMulSplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/512, /*maxSlices=*/32};
+// The fp16 cooperative-matrix core's steps are 64 deep and each costs a
+// few µs on a workgroup that waits alone on its loads (the H200: a [128,
+// 576] x [576, 576] projection, 18 tiles, took ~43 µs unsplit), so its
+// products split from two steps per slice.
+constexpr SplitK kMatMulF16SplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/128, /*maxSlices=*/16};
 
 // The 8x8-per-thread core (matmul_tile8.glsl) does 2x the FMAs per shared
 // read of matmul.comp's 4x4, but has fewer threads per output and a longer
@@ -33,6 +39,31 @@ constexpr int64_t kMediumWorkFrom = 128 * 1024;  // ... and tiles * K
 // (K or M, N or K by layout) must be whole vec4s.
 bool vec4Rows(const MatMulLayout& layout, int64_t M, int64_t N, int64_t K) {
   return (layout.transA ? M : K) % 4 == 0 && (layout.transB ? K : N) % 4 == 0;
+}
+
+// `d` (a 64x64-tile product) as is, or with K cut into `ks` slices: the
+// split kernel (matmul_splitk.comp's grid and params) between two
+// conv2d_finish passes over the output as [rows, N, 1], the first zeroing
+// it, the second running the fused epilogue.
+std::vector<DispatchPlan> splitOver(const Graph& g, const Node& n, const DispatchPlan& d, KSlices ks,
+                                    const char* kernel) {
+  if (ks.count < 2) return {d};
+  const uint32_t size = d.params[0] * d.params[1] * d.params[3];  // M N batches (checked to fit by lowerMatMul)
+  DispatchPlan zero = makePlan(n, "conv2d_finish");
+  zero.params = {size, d.params[1], 1, 0, 0};
+  zero.bindings = {n.inputs[1], n.outputs[0]};
+  appendEpilogue(g, n, zero, n.inputs[0]);
+  setItemGrid(zero, n, size);
+  DispatchPlan finish = zero;
+  finish.params[4] = 1;
+  DispatchPlan split = makePlan(n, kernel);
+  split.params = d.params;  // same layout (the epilogue words unused)
+  split.params.push_back(uint32_t(ks.count));   // p[37]
+  split.params.push_back(uint32_t(ks.sliceK));  // p[38]
+  split.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
+  std::copy(d.groups, d.groups + 2, split.groups);
+  split.groups[2] = uint32_t(std::min<int64_t>(int64_t(d.params[3]) * ks.count, kMaxGroups));
+  return {zero, split, finish};
 }
 
 std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
@@ -99,7 +130,8 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
     d.groups[0] = clamp(big ? largeTiles(N) : tiles(N));
     d.groups[1] = clamp(big ? largeTiles(M) : tiles(M));
     d.groups[2] = clamp(batches);
-    return {d};
+    if (precision != MatMulPrecision::F16 || big) return {d};
+    return splitOver(g, n, d, splitK(kMatMulF16SplitK, tiles(N) * tiles(M) * batches, K), "matmul_f16_splitk");
   }
   if (K >= kTile8MinK && vec4Rows(layout, M, N, K)) {
     const int64_t medium = tiles(M) * tiles(N) * batches;
@@ -121,24 +153,7 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   d.groups[0] = clamp(tiles(N));
   d.groups[1] = clamp(tiles(M));
   d.groups[2] = clamp(batches);
-  const KSlices ks = splitK(kMatMulSplitK, tiles(N) * tiles(M) * batches, K);
-  if (ks.count < 2) return {d};
-  // conv2d_finish over the output as [rows, N, 1]: zero, then the epilogue.
-  DispatchPlan zero = makePlan(n, "conv2d_finish");
-  zero.params = {u32(n, batches * M * N, "output size"), d.params[1], 1, 0, 0};
-  zero.bindings = {n.inputs[1], n.outputs[0]};
-  appendEpilogue(g, n, zero, n.inputs[0]);
-  setItemGrid(zero, n, uint64_t(batches * M * N));
-  DispatchPlan finish = zero;
-  finish.params[4] = 1;
-  DispatchPlan split = makePlan(n, "matmul_splitk");
-  split.params = d.params;  // same layout (the epilogue words unused)
-  split.params.push_back(uint32_t(ks.count));  // p[37]
-  split.params.push_back(uint32_t(ks.sliceK));  // p[38]
-  split.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
-  std::copy(d.groups, d.groups + 2, split.groups);
-  split.groups[2] = clamp(batches * ks.count);
-  return {zero, split, finish};
+  return splitOver(g, n, d, splitK(kMatMulSplitK, tiles(N) * tiles(M) * batches, K), "matmul_splitk");
 }
 
 }  // namespace mgc::kern

@@ -35,12 +35,22 @@ layout(local_size_x = THREADS) in;
 
 layout(std430, set = 0, binding = 1) readonly buffer A { vec4 a4[]; };
 layout(std430, set = 0, binding = 2) readonly buffer B { vec4 b4[]; };
+#ifdef SPLIT_K
+// matmul_f16_splitk.comp: each workgroup adds its slice's partial tile
+// into `out` (matmul_splitk.comp's bindings; conv2d_finish zeroes it
+// before and runs the epilogue after).
+layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
+#include "atomic_add.glsl"
+void emit(uint o, uint col, float v) { atomicAddFloat(o, v); }
+#else
 layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
 #define EPI_BASE 16
 #define EPI_BINDING0 3
 #define EPI_BINDING1 4
 #include "math.glsl"
 #include "epilogue.glsl"
+void emit(uint o, uint col, float v) { c[o] = epilogue(v, o, col); }
+#endif
 #include "matmul_batch.glsl"
 
 #define FM (TM / WARPS_M / 16u)  // accumulator rows per subgroup
@@ -61,29 +71,30 @@ shared float sStage[THREADS / 32u * 256u];
 
 uint offA, offB, offC;  // this batch's operand and output offsets (floats)
 
-// Vec4 e of a K step (k0..k0+BK-1), zero outside the matrix, and where it
+// Vec4 e of a K step (k0..k0+BK-1), zero outside the matrix or past kEnd
+// (a multiple of 4: whole vec4s), and where it
 // goes in shared memory. A stored [M, K]: row e / (BK / 4), k 4 (e % (BK /
 // 4))..+3; stored [K, M]: k e / (TM / 4), rows 4 (e % (TM / 4))..+3. B
 // likewise.
 #define KV (BK / 4u)  // vec4s per k row of a step
-vec4 loadA(uint e, uint row0, uint k0) {
+vec4 loadA(uint e, uint row0, uint k0, uint kEnd) {
   uint M = p[0], K = p[2];
   if (!transA()) {
     uint row = row0 + e / KV, k = k0 + 4u * (e % KV);
-    return row < M && k < K ? a4[(offA + row * K + k) / 4u] : vec4(0.0);
+    return row < M && k < kEnd ? a4[(offA + row * K + k) / 4u] : vec4(0.0);
   }
   uint k = k0 + e / (TM / 4u), row = row0 + 4u * (e % (TM / 4u));
-  return k < K && row < M ? a4[(offA + k * M + row) / 4u] : vec4(0.0);
+  return k < kEnd && row < M ? a4[(offA + k * M + row) / 4u] : vec4(0.0);
 }
 
-vec4 loadB(uint e, uint col0, uint k0) {
+vec4 loadB(uint e, uint col0, uint k0, uint kEnd) {
   uint N = p[1], K = p[2];
   if (transB()) {
     uint col = col0 + e / KV, k = k0 + 4u * (e % KV);
-    return col < N && k < K ? b4[(offB + col * K + k) / 4u] : vec4(0.0);
+    return col < N && k < kEnd ? b4[(offB + col * K + k) / 4u] : vec4(0.0);
   }
   uint k = k0 + e / (TN / 4u), col = col0 + 4u * (e % (TN / 4u));
-  return k < K && col < N ? b4[(offB + k * N + col) / 4u] : vec4(0.0);
+  return k < kEnd && col < N ? b4[(offB + k * N + col) / 4u] : vec4(0.0);
 }
 
 uint slotA(uint e) { return transA() ? (e / (TM / 4u)) * PA + e % (TM / 4u) : (e / KV) * PK + e % KV; }
@@ -105,12 +116,13 @@ void loadFragB(out OPERAND f, uint kk, uint col) {
   else coopMatLoadNV(f, sB, kk * PB + col / 4u, PB, false);
 }
 
-void tile(uint row0, uint col0, uint K) {
-  uint t = gl_LocalInvocationIndex, steps = (K + BK - 1u) / BK;
+// The tile's product over k in [kBegin, kEnd), through emit().
+void tileRange(uint row0, uint col0, uint kBegin, uint kEnd) {
+  uint t = gl_LocalInvocationIndex, steps = (kEnd - kBegin + BK - 1u) / BK;
   uint wr = (gl_SubgroupID / WARPS_N) * (TM / WARPS_M), wc = (gl_SubgroupID % WARPS_N) * (TN / WARPS_N);
   vec4 ra[VA], rb[VB];
-  [[unroll]] for (uint l = 0u; l < VA; ++l) ra[l] = loadA(t + THREADS * l, row0, 0u);
-  [[unroll]] for (uint l = 0u; l < VB; ++l) rb[l] = loadB(t + THREADS * l, col0, 0u);
+  [[unroll]] for (uint l = 0u; l < VA; ++l) ra[l] = loadA(t + THREADS * l, row0, kBegin, kEnd);
+  [[unroll]] for (uint l = 0u; l < VB; ++l) rb[l] = loadB(t + THREADS * l, col0, kBegin, kEnd);
   ACC acc[FM][FN];
   [[unroll]] for (uint i = 0u; i < FM; ++i)
     [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = ACC(0.0);
@@ -119,8 +131,8 @@ void tile(uint row0, uint col0, uint K) {
     [[unroll]] for (uint l = 0u; l < VB; ++l) sB[slotB(t + THREADS * l)] = half4(rb[l]);
     barrier();
     if (s + 1u < steps) {
-      [[unroll]] for (uint l = 0u; l < VA; ++l) ra[l] = loadA(t + THREADS * l, row0, BK * (s + 1u));
-      [[unroll]] for (uint l = 0u; l < VB; ++l) rb[l] = loadB(t + THREADS * l, col0, BK * (s + 1u));
+      [[unroll]] for (uint l = 0u; l < VA; ++l) ra[l] = loadA(t + THREADS * l, row0, kBegin + BK * (s + 1u), kEnd);
+      [[unroll]] for (uint l = 0u; l < VB; ++l) rb[l] = loadB(t + THREADS * l, col0, kBegin + BK * (s + 1u), kEnd);
     }
     [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
       OPERAND fa[FM];
@@ -143,8 +155,7 @@ void tile(uint row0, uint col0, uint K) {
       if (row < M) {
         [[unroll]] for (uint q = 0u; q < 8u; ++q) {
           if (col + q < N) {
-            uint o = offC + row * N + col + q;
-            c[o] = epilogue(sStage[stage + 16u * r + c0 + q], o, col + q);
+            emit(offC + row * N + col + q, col + q, sStage[stage + 16u * r + c0 + q]);
           }
         }
       }
@@ -153,4 +164,21 @@ void tile(uint row0, uint col0, uint K) {
   }
 }
 
+#ifdef SPLIT_K
+// Grid (tilesN, tilesM, batch * slices), each clamped to 65535; p[37]
+// slices, p[38] k per slice (a multiple of 16).
+void main() {
+  uint M = p[0], N = p[1], K = p[2], batches = p[3], slices = p[37], kLen = p[38];
+  uint tilesN = (N + TN - 1u) / TN, tilesM = (M + TM - 1u) / TM;
+  for (uint gz = gl_WorkGroupID.z; gz < batches * slices; gz += gl_NumWorkGroups.z) {
+    uint bz = gz / slices, kBegin = (gz % slices) * kLen, kEnd = min(K, kBegin + kLen);
+    batchOffsets(bz, offA, offB);
+    offC = bz * M * N;
+    for (uint tm = gl_WorkGroupID.y; tm < tilesM; tm += gl_NumWorkGroups.y)
+      for (uint tn = gl_WorkGroupID.x; tn < tilesN; tn += gl_NumWorkGroups.x) tileRange(tm * TM, tn * TN, kBegin, kEnd);
+  }
+}
+#else
+void tile(uint row0, uint col0, uint K) { tileRange(row0, col0, 0u, K); }
 #include "matmul_tiles.glsl"
+#endif

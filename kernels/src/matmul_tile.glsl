@@ -3,7 +3,12 @@
 // buffers `a` and `b` (f32; or defines B_ELEMENT(n, k) for op(B)[k, n]
 // instead of `b`) and the params block with matmul.comp's layout:
 // p[0] M, p[1] N, p[2] K, p[4..7] output batch dims, p[8..11] / p[12..15]
-// A / B batch strides, p[36] layout bits (trans_a, trans_b).
+// A / B batch strides, p[36] layout bits (trans_a, trans_b). An includer
+// may define ROUND_SCALAR(x) to round each operand element as it is read
+// (matmul_f16_splitk.comp's portable build).
+#ifndef ROUND_SCALAR
+#define ROUND_SCALAR(x) (x)
+#endif
 #include "gemm_tile.glsl"
 #include "matmul_batch.glsl"
 
@@ -27,12 +32,12 @@ void tileProduct(uint row0, uint col0, uint kBegin, uint kEnd, uint offA, uint o
         uint e = t + 256 * l;
         uvec2 ca = stageA(e, ta), cb = stageB(e, tb);
         uint row = row0 + ca.x, ka = k0 + ca.y;
-        ra[l] = row < M && ka < kEnd ? a[offA + (ta ? ka * M + row : row * K + ka)] : 0.0;
+        ra[l] = row < M && ka < kEnd ? ROUND_SCALAR(a[offA + (ta ? ka * M + row : row * K + ka)]) : 0.0;
         uint kb = k0 + cb.x, col = col0 + cb.y;
 #ifdef B_ELEMENT
         rb[l] = col < N && kb < kEnd ? B_ELEMENT(col, kb) : 0.0;  // the includer's B (qmatmul.comp: decoded)
 #else
-        rb[l] = col < N && kb < kEnd ? b[offB + (tb ? col * K + kb : kb * N + col)] : 0.0;
+        rb[l] = col < N && kb < kEnd ? ROUND_SCALAR(b[offB + (tb ? col * K + kb : kb * N + col)]) : 0.0;
 #endif
       }
     }

@@ -175,6 +175,13 @@ void nnCases(Builder& b) {
   b.add("matmul fp16 trans_a gelu", Op::MatMul, {N(F({260, 132})), N(F({260, 8}))},
         prec("fp16", [&] { Attrs a = epi({5}, {0, 0}); a["trans_a"] = int64_t(1); return a; }()));
   b.add("matmul fp16 batch 3x130x64@64x200", Op::MatMul, {N(F({3, 130, 64})), N(F({64, 200}))}, prec("fp16"));
+  // Few 64x64 tiles and K ≥ 256: matmul_f16_splitk.comp between conv2d_finish passes (K in
+  // slices that end inside a step, every layout, batches, the epilogue in the finish pass).
+  b.add("matmul fp16 splitk 70x600@600x100 bias+residual", Op::MatMul,
+        {N(F({70, 600})), N(F({600, 100})), N(F({100})), N(F({70, 100}))}, prec("fp16", epi({7, 7}, {0, 0, 0, 0})));
+  b.add("matmul fp16 splitk trans_b batch", Op::MatMul, {N(F({3, 50, 300})), N(F({72, 300}))}, prec("fp16", tb));
+  b.add("matmul fp16 splitk trans_a gelu", Op::MatMul, {N(F({264, 40})), N(F({264, 36}))},
+        prec("fp16", [&] { Attrs a = epi({5}, {0, 0}); a["trans_a"] = int64_t(1); return a; }()));
   // ≥ 192 tiles of 128x128 and K ≥ 256: matmul_f16_large.comp, every layout, partial tiles, K % 32 != 0.
   b.add("matmul fp16 large batch 48x130x260@260x132 bias+residual", Op::MatMul,
         {N(F({48, 130, 260})), N(F({260, 132})), N(F({132})), N(F({48, 130, 132}))},
