@@ -11,11 +11,18 @@
 // Elementwise ops commute with broadcasting, so inner values may be smaller
 // than the result (each step runs per output element). A group grows from
 // its last node (the root) backwards through producers whose only use is
-// the group; it stays within the kernel's limits: ≤ 4 distinct tensor
-// inputs, ≤ 16 instructions, ≤ 7 registers (+1 scratch). Scalar f32
-// constants become inline immediates. The fused node takes the root's place
-// (every input is defined by then) and writes the root's value. Runs after
-// fuse-conv-epilogue, so activations go into Conv/MatMul first.
+// the group, and through producers with other uses too when recomputing
+// them costs no memory traffic (recomputable()): they stay for their other
+// users and the group computes them again from their inputs, so it no
+// longer waits for them — a barrier level less on the GPU. That is what
+// shortens a training step's chains of per-channel statistics (BatchNorm's
+// rsqrt(var + eps) · gamma, used forward and backward). A group stays
+// within the kernel's limits: ≤ 4 distinct tensor inputs, ≤ 16
+// instructions, ≤ 7 registers (+1 scratch). Scalar f32 constants become
+// inline immediates. The fused node takes the root's place (every input is
+// defined by then) and writes the root's value; a recomputed producer left
+// without users is removed. Runs after fuse-conv-epilogue, so activations
+// go into Conv/MatMul first.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -49,6 +56,26 @@ bool isInlineConst(const Graph& g, ValueId v) {
   const Value& val = g.value(v);
   return val.isConstant() && val.type.dtype == DType::F32 && val.type.numel() == 1 &&
          val.constant->data.size() == val.type.bytes();
+}
+
+// Small values (per-channel statistics) are recomputed freely: their steps
+// cost a few instructions per element of a memory-bound kernel.
+constexpr int64_t kRecomputeMax = 16384;
+
+// May producer `p`, which has users outside the group, be recomputed
+// inside it? When the group then reads no more bytes: p is small, or p
+// reads at most one tensor as large as its result (the group reads that
+// one instead of p's result). Never when p reads a state the step updates:
+// a later read of the old value would keep the update from happening in
+// place (optimizer moments, the step counter).
+bool recomputable(const Graph& g, const Node& p, const std::vector<bool>& isUpdatedState) {
+  for (ValueId v : p.inputs)
+    if (v != kNoValue && isUpdatedState[size_t(v)]) return false;
+  const int64_t n = g.type(p.outputs[0]).numel();
+  if (n <= kRecomputeMax) return true;
+  int large = 0;
+  for (ValueId v : p.inputs) large += !isInlineConst(g, v) && g.type(v).numel() >= n;
+  return large <= 1;
 }
 
 // The program of `group` (node indices, ascending), or false when it breaks
@@ -97,8 +124,13 @@ void fuseElementwise(Graph& g) {
   std::vector<int> uses = g.useCounts();
   std::vector<bool> isOutput(g.values.size(), false);
   for (ValueId v : g.outputs) isOutput[size_t(v)] = true;
-  for (const auto& su : g.stateUpdates) isOutput[size_t(su.second)] = true;
+  std::vector<bool> isUpdatedState(g.values.size(), false);
+  for (const auto& su : g.stateUpdates) {
+    isOutput[size_t(su.second)] = true;
+    isUpdatedState[size_t(su.first)] = true;
+  }
   std::vector<bool> taken(g.nodes.size(), false);
+  std::set<ValueId> recomputedOut;  // results of producers a group recomputes
   std::vector<std::pair<size_t, Node>> fused;  // (root index, fused node)
 
   for (size_t r = g.nodes.size(); r-- > 0;) {
@@ -113,8 +145,10 @@ void fuseElementwise(Graph& g) {
       for (size_t idx : group)
         for (ValueId v : g.nodes[idx].inputs) {
           NodeId p = g.value(v).producer;
-          if (p < 0 || taken[size_t(p)] || uses[size_t(v)] != 1 || isOutput[size_t(v)]) continue;
-          if (std::find(group.begin(), group.end(), size_t(p)) == group.end() && fusable(g, g.nodes[size_t(p)], false))
+          if (p < 0 || taken[size_t(p)] || std::find(group.begin(), group.end(), size_t(p)) != group.end() ||
+              !fusable(g, g.nodes[size_t(p)], false))
+            continue;
+          if ((uses[size_t(v)] == 1 && !isOutput[size_t(v)]) || recomputable(g, g.nodes[size_t(p)], isUpdatedState))
             candidates.insert(size_t(p));
         }
       for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
@@ -138,7 +172,25 @@ void fuseElementwise(Graph& g) {
     } catch (const Error&) {
       continue;
     }
-    for (size_t idx : group) taken[idx] = true;
+    // A member goes when every use of its result is by a member that goes
+    // (latest first: users come after producers); the others stay for
+    // their other users.
+    // `uses` follows the rewrite: a gone member's uses end, the fused
+    // node's begin (a value an earlier-formed group reads stays).
+    std::map<ValueId, int> usesByGone;
+    for (auto it = group.rbegin(); it != group.rend(); ++it) {
+      const Node& m = g.nodes[*it];
+      const ValueId out = m.outputs[0];
+      if (*it == r || (!isOutput[size_t(out)] && usesByGone[out] == uses[size_t(out)])) {
+        taken[*it] = true;
+        for (ValueId v : m.inputs) ++usesByGone[v];
+      } else {
+        recomputedOut.insert(out);
+      }
+    }
+    for (const auto& [v, n] : usesByGone)
+      if (v != kNoValue) uses[size_t(v)] -= n;
+    for (ValueId v : inputs) ++uses[size_t(v)];
     fused.emplace_back(r, std::move(node));
   }
   if (fused.empty()) return;
@@ -151,6 +203,26 @@ void fuseElementwise(Graph& g) {
     else if (!taken[i]) kept.push_back(std::move(g.nodes[i]));
   }
   g.nodes = std::move(kept);
+  g.rebuildProducers();
+  // A recomputed producer whose users all fused it is dead: one sweep from
+  // the end removes it and then, its inputs' counts lowered, any recomputed
+  // producer of its own left without users.
+  std::vector<int> left = g.useCounts();
+  std::vector<bool> dead(g.nodes.size(), false);
+  bool any = false;
+  for (size_t i = g.nodes.size(); i-- > 0;) {
+    const Node& n = g.nodes[i];
+    const ValueId out = n.outputs[0];
+    if (!recomputedOut.count(out) || left[size_t(out)] != 0 || isOutput[size_t(out)]) continue;
+    dead[i] = any = true;
+    for (ValueId v : n.inputs)
+      if (v != kNoValue) --left[size_t(v)];
+  }
+  if (!any) return;
+  std::vector<Node> live;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!dead[i]) live.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(live);
   g.rebuildProducers();
 }
 
