@@ -24,3 +24,5 @@ for f in f32 int4; do
 done
 PYTHONUNBUFFERED=1 timeout 420 python3 "$HERE/decode.py" "$OUT" "$MGC" --shape llama7b --layers "$LAYERS7B" \
   --tokens 64 --formats f16,int8,int4,ternary --torch fp16 --commit "${1:-?}" 2>&1 | grep -v Warning | tee "$OUT/decode_llama7b.log"
+# Everything under $OUT in one archive too (the device tool brings back only a few files).
+tar czf /tmp/results.tgz -C "$OUT" . && mv /tmp/results.tgz "$OUT/results.tgz"

@@ -5,7 +5,8 @@
 # PyTorch autocast (bench/workloads.py --precision fp16) with their
 # profiles, and mgc's strict fp32 forward of the same exports for the
 # fp32 → fp16 ratio. Writes $OUT/gemm.md, $OUT/workloads_fp16.md,
-# $OUT/*_fwd_profile.txt, $OUT/fp32_forward.txt.
+# $OUT/*_fwd_profile.txt, $OUT/*_fp16_shapes.md, $OUT/fp32_forward.txt and
+# $OUT/results.tgz (all of them).
 # Usage: OUT=dir [STEPS=N] [COMMIT=sha] bench/precision.sh MGC
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
@@ -32,3 +33,10 @@ for spec in "whisper_tiny_encoder mel" "smollm2_135m input_ids" "smolvla_expert 
       >> "$OUT/fp32_forward.txt"
 done
 cat "$OUT/gemm_fp16_variants.txt" "$OUT/fp32_forward.txt"
+# Each transformer's fp16 forward by kernel and shape (bench/trace_shapes.py).
+for name in whisper_tiny_encoder smollm2_135m smolvla_expert; do
+  t=/tmp/workloads/${name}_fwd_trace.json
+  [ -f "$t" ] && python3 "$(dirname "$0")/trace_shapes.py" "$t" --top 15 > "$OUT/${name}_fp16_shapes.md"
+done
+# Everything under $OUT in one archive too (the device tool brings back only a few files).
+tar czf /tmp/results.tgz -C "$OUT" . && mv /tmp/results.tgz "$OUT/results.tgz"

@@ -12,3 +12,5 @@ export LD_LIBRARY_PATH=$BIN:${LD_LIBRARY_PATH:-}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 PYTHONUNBUFFERED=1 python3 "$(dirname "$0")/workloads.py" "$OUT" "$BIN/mgc" "$@" 2>&1 | grep -v "Warning\|warn(" | tee "$OUT/workloads.log"
+# Everything under $OUT in one archive too (the device tool brings back only a few files).
+tar czf /tmp/results.tgz -C "$OUT" . && mv /tmp/results.tgz "$OUT/results.tgz"
