@@ -183,13 +183,13 @@ std::vector<int> Graph::useCounts() const {
   return uses;
 }
 
-void Graph::removeDeadNodes() {
+void Graph::removeDeadNodes(const std::function<bool(const Node&)>& removable) {
   std::vector<int> uses = useCounts();
   std::vector<bool> dead(nodes.size(), false);
   for (size_t k = nodes.size(); k-- > 0;) {
     bool used = false;
     for (ValueId o : nodes[k].outputs) used |= uses[size_t(o)] > 0;
-    if (used) continue;
+    if (used || (removable && !removable(nodes[k]))) continue;
     dead[k] = true;
     for (ValueId v : nodes[k].inputs)
       if (v >= 0) --uses[size_t(v)];

@@ -5,6 +5,7 @@
 // static TensorType. Constants carry their data (HostTensor).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -129,7 +130,9 @@ class Graph {
   void replaceAllUses(ValueId from, ValueId to);
   // Drop nodes whose outputs are unused (and unused constants), renumber
   // nothing: value ids stay stable; removed nodes disappear from `nodes`.
-  void removeDeadNodes();
+  // With `removable`, only the unused nodes it accepts go (and, through
+  // them, their inputs' producers it accepts).
+  void removeDeadNodes(const std::function<bool(const Node&)>& removable = nullptr);
   // Recompute Value::producer from `nodes`.
   void rebuildProducers();
   // Number of uses of each value (node inputs + graph outputs).

@@ -174,9 +174,8 @@ void fuseElementwise(Graph& g) {
     }
     // A member goes when every use of its result is by a member that goes
     // (latest first: users come after producers); the others stay for
-    // their other users.
-    // `uses` follows the rewrite: a gone member's uses end, the fused
-    // node's begin (a value an earlier-formed group reads stays).
+    // their other users. `uses` follows the rewrite: a gone member's uses
+    // end, the fused node's begin (a value an earlier group reads stays).
     std::map<ValueId, int> usesByGone;
     for (auto it = group.rbegin(); it != group.rend(); ++it) {
       const Node& m = g.nodes[*it];
@@ -204,26 +203,9 @@ void fuseElementwise(Graph& g) {
   }
   g.nodes = std::move(kept);
   g.rebuildProducers();
-  // A recomputed producer whose users all fused it is dead: one sweep from
-  // the end removes it and then, its inputs' counts lowered, any recomputed
-  // producer of its own left without users.
-  std::vector<int> left = g.useCounts();
-  std::vector<bool> dead(g.nodes.size(), false);
-  bool any = false;
-  for (size_t i = g.nodes.size(); i-- > 0;) {
-    const Node& n = g.nodes[i];
-    const ValueId out = n.outputs[0];
-    if (!recomputedOut.count(out) || left[size_t(out)] != 0 || isOutput[size_t(out)]) continue;
-    dead[i] = any = true;
-    for (ValueId v : n.inputs)
-      if (v != kNoValue) --left[size_t(v)];
-  }
-  if (!any) return;
-  std::vector<Node> live;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!dead[i]) live.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(live);
-  g.rebuildProducers();
+  // A recomputed producer whose users all fused it is dead (and then maybe
+  // a recomputed producer of its own).
+  g.removeDeadNodes([&](const Node& n) { return recomputedOut.count(n.outputs[0]) > 0; });
 }
 
 }  // namespace mgc
