@@ -164,21 +164,7 @@ void tileRange(uint row0, uint col0, uint kBegin, uint kEnd) {
   }
 }
 
-#ifdef SPLIT_K
-// Grid (tilesN, tilesM, batch * slices), each clamped to 65535; p[37]
-// slices, p[38] k per slice (a multiple of 16).
-void main() {
-  uint M = p[0], N = p[1], K = p[2], batches = p[3], slices = p[37], kLen = p[38];
-  uint tilesN = (N + TN - 1u) / TN, tilesM = (M + TM - 1u) / TM;
-  for (uint gz = gl_WorkGroupID.z; gz < batches * slices; gz += gl_NumWorkGroups.z) {
-    uint bz = gz / slices, kBegin = (gz % slices) * kLen, kEnd = min(K, kBegin + kLen);
-    batchOffsets(bz, offA, offB);
-    offC = bz * M * N;
-    for (uint tm = gl_WorkGroupID.y; tm < tilesM; tm += gl_NumWorkGroups.y)
-      for (uint tn = gl_WorkGroupID.x; tn < tilesN; tn += gl_NumWorkGroups.x) tileRange(tm * TM, tn * TN, kBegin, kEnd);
-  }
-}
-#else
+#ifndef SPLIT_K
 void tile(uint row0, uint col0, uint K) { tileRange(row0, col0, 0u, K); }
-#include "matmul_tiles.glsl"
 #endif
+#include "matmul_tiles.glsl"

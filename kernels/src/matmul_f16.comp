@@ -5,9 +5,10 @@
 //
 // Variants: `coopnv` multiplies on the GPU's cooperative matrix units
 // (matmul_coop.glsl: 16x16x16 fp16 fragments, 4 subgroups of 32 with 32x32
-// each, K in 64-deep steps); the portable build is matmul8.glsl's SIMT core on 64x64 tiles with
-// the same rounding, so both compute the same products up to f32 summation
-// order. matmul_f16_large.comp: the same on 128x128 tiles.
+// each, K in 64-deep steps); the portable build is matmul8.glsl's SIMT
+// core on 64x64 tiles with the same rounding, so both compute the same
+// products up to f32 summation order. matmul_f16_large.comp: the same on
+// 128x128 tiles.
 //
 // Grid: (tilesN, tilesM, batch) of 64x64 tiles, each clamped to 65535;
 // workgroups loop over the remaining tiles / batches.
