@@ -11,6 +11,7 @@
 #include "ir/epilogue.h"
 #include "ir/eval_internal.h"
 #include "ir/fused_eltwise.h"
+#include "ir/fused_reduce.h"
 #include "ir/matmul.h"
 #include "ir/qweights.h"
 
@@ -163,6 +164,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
       return evalStateWrite(n.i("axis", 0), x, y(), *in[2], T);
     case Op::AttentionCache: fail(n, "attention_cache has three results (evalNode runs it)");
     case Op::FusedEltwise: fail(n, "fused_eltwise needs its graph (evalNode runs it)");
+    case Op::FusedReduce: fail(n, "fused_reduce needs its graph (evalNode runs it)");
   }
   fail(n, "unknown op");
 }
@@ -194,6 +196,7 @@ std::vector<HostTensor> evalNode(const Graph& g, const Node& n, const std::vecto
   if (types.size() != 1) fail(n, "the evaluator handles single-output ops only");
   std::vector<HostTensor> out;
   if (n.op == Op::FusedEltwise) out.push_back(evalFusedEltwise(g, n, inputs));  // step by step: fused_eltwise.h
+  else if (n.op == Op::FusedReduce) out.push_back(evalFusedReduce(g, n, inputs));  // fused_reduce.h
   else out.push_back(evalOne(n, inputs, types[0]));
   return out;
 }

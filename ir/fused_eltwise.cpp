@@ -10,7 +10,7 @@ namespace mgc {
 namespace {
 
 [[noreturn]] void failNode(const Node& n, const std::string& why) {
-  throw Error("node '" + n.name + "' (fused_eltwise): " + why);
+  throw Error("node '" + n.name + "' (" + opName(n.op) + "): " + why);  // also fused_reduce's program
 }
 
 // Operand slots a step reads (Where 3, Binary 2, Unary 1).

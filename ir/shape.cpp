@@ -4,6 +4,7 @@
 
 #include "ir/epilogue.h"
 #include "ir/fused_eltwise.h"
+#include "ir/fused_reduce.h"
 #include "ir/graph.h"
 #include "ir/matmul.h"
 #include "ir/qweights.h"
@@ -484,6 +485,10 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
     }
     case Op::FusedEltwise: {
       Graph sub = expandFusedEltwise(g, n);  // throws naming n
+      return {sub.type(sub.outputs[0])};
+    }
+    case Op::FusedReduce: {
+      Graph sub = expandFusedReduce(g, n);  // throws naming n
       return {sub.type(sub.outputs[0])};
     }
   }

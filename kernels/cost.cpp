@@ -33,7 +33,7 @@ uint64_t convFlops(const Shape& w, const Shape& y) {
 
 // Elementwise ops per output element: a fused chain counts its steps.
 uint64_t eltwiseOps(const Node& n) {
-  if (n.op != Op::FusedEltwise) return 1;
+  if (n.op != Op::FusedEltwise && n.op != Op::FusedReduce) return 1;
   return std::max<uint64_t>(1, readFusedEltwise(n).steps.size());
 }
 
@@ -65,6 +65,7 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   if (kernel == "eltwise") return mul(out, eltwiseOps(n));
   if (kernel == "batchnorm" || kernel == "layernorm" || kernel == "softmax") return mul(out, kNormOpsPerElement);
   if (kernel == "reduce") return count(inType(g, n, 0).numel());
+  if (kernel == "reduce_fused") return mul(count(numel(n.ints("shape"))), eltwiseOps(n) + 1);
   if (kernel == "rotary") return mul(out, 3);
   if (kernel == "attention" || kernel == "attention_cache") {  // q kᵀ and p v, 2 flops per multiply-add
     const Shape& k = inType(g, n, n.op == Op::AttentionCache ? 3 : 1).shape;

@@ -1,5 +1,6 @@
 #include "kernels/eltwise_program.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -146,10 +147,27 @@ void emitNodeOp(EltwiseProgram& p, const Graph& g, const Node& n, const std::vec
     case Op::MaxPoolGrad: case Op::AvgPoolGrad: case Op::GatherGrad: case Op::GatherElements:
     case Op::ScatterElements: case Op::DropoutMask: case Op::StateWrite: case Op::QMatMul: case Op::Attention: case Op::Rotary:
     case Op::AttentionCache:
-    case Op::FusedEltwise: case Op::AdamStep:
+    case Op::FusedEltwise: case Op::FusedReduce: case Op::AdamStep:
       fail(n, "not an elementwise op");
   }
   roundToExternal(p, outT, dst);
+}
+
+void writeEltwiseProgram(const Node& n, const EltwiseProgram& prog, std::vector<uint32_t>& params, size_t at) {
+  using P = EltwiseProgram;
+  if (prog.code.empty() || int(prog.code.size()) > P::kMaxInstrs)
+    fail(n, "eltwise program has " + std::to_string(prog.code.size()) + " instructions (1.." +
+                std::to_string(P::kMaxInstrs) + ")");
+  params.resize(std::max(params.size(), at + 3 * prog.code.size()), 0);
+  for (size_t j = 0; j < prog.code.size(); ++j) {
+    const EwInstr& in = prog.code[j];
+    for (int r : {in.dst, in.a, in.b, in.c})
+      if (r >= P::kMaxRegs) fail(n, "eltwise register " + std::to_string(r) + " out of range");
+    params[at + 3 * j] = uint32_t(in.op) | uint32_t(in.dst) << 8 | uint32_t(in.a) << 12 | uint32_t(in.b) << 16 |
+                         uint32_t(in.c) << 20;
+    params[at + 3 * j + 1] = in.imm0;
+    params[at + 3 * j + 2] = in.imm1;
+  }
 }
 
 std::vector<uint32_t> encodeEltwiseParams(const Node& n, const EltwiseProgram& prog, const Shape& out,
@@ -185,15 +203,7 @@ std::vector<uint32_t> encodeEltwiseParams(const Node& n, const EltwiseProgram& p
       params[kDivisors + 2 * size_t(d)] = f.mul;
       params[kDivisors + 2 * size_t(d) + 1] = f.shift;
     }
-  for (size_t j = 0; j < prog.code.size(); ++j) {
-    const EwInstr& in = prog.code[j];
-    for (int r : {in.dst, in.a, in.b, in.c})
-      if (r >= P::kMaxRegs) fail(n, "eltwise register " + std::to_string(r) + " out of range");
-    params[kProgram + 3 * j] = uint32_t(in.op) | uint32_t(in.dst) << 8 | uint32_t(in.a) << 12 | uint32_t(in.b) << 16 |
-                         uint32_t(in.c) << 20;
-    params[kProgram + 3 * j + 1] = in.imm0;
-    params[kProgram + 3 * j + 2] = in.imm1;
-  }
+  writeEltwiseProgram(n, prog, params, kProgram);
   return params;
 }
 

@@ -49,6 +49,11 @@ void emitNodeOp(EltwiseProgram& prog, const Graph& g, const Node& n, const std::
 // computing `out` from inputs of the given shapes (each broadcastable to
 // out). Throws mgc::Error naming `n` if the program or shapes exceed the
 // kernel's limits.
+// Writes the program's instructions (3 words each, eltwise.comp's
+// encoding) at params[at..], growing params as needed. Throws mgc::Error
+// naming `n` past the kernel's limits.
+void writeEltwiseProgram(const Node& n, const EltwiseProgram& prog, std::vector<uint32_t>& params, size_t at);
+
 std::vector<uint32_t> encodeEltwiseParams(const Node& n, const EltwiseProgram& prog, const Shape& out,
                                           const std::vector<Shape>& inputs);
 

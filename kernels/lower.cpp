@@ -63,6 +63,7 @@ std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
     case Op::FusedEltwise:
       if (outType(g, n).numel() == 0) return {};
       return lowerFusedEltwise(g, n);
+    case Op::FusedReduce: return lowerFusedReduce(g, n);
   }
   fail(n, "unknown op");
 }

@@ -9,6 +9,10 @@
 #include "ir/matmul.h"
 #include "kernels/lower.h"
 
+namespace mgc {
+struct EltwiseProgram;  // kernels/eltwise_program.h
+}
+
 namespace mgc::kern {
 
 constexpr uint32_t kMaxGroups = mgb::kMaxGridDim;
@@ -91,6 +95,8 @@ void appendEpilogue(const Graph& g, const Node& n, DispatchPlan& d, ValueId abse
 // Per-family lowerings (one file each).
 std::vector<DispatchPlan> lowerEltwise(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerFusedEltwise(const Graph& g, const Node& n);  // lower_fused.cpp
+// The eltwise program of a fused_eltwise or fused_reduce node (lower_fused.cpp).
+EltwiseProgram fusedEltwiseProgram(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerTranspose(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerSlice(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerExpand(const Graph& g, const Node& n);
@@ -110,6 +116,7 @@ std::vector<DispatchPlan> lowerPool(const Graph& g, const Node& n);
 enum ReduceCode : uint32_t { kSum = 0, kMean = 1, kMax = 2, kMin = 3, kProd = 4, kArgMax = 5 };
 std::vector<DispatchPlan> lowerReduce(const Graph& g, const Node& n, ReduceCode code);
 std::vector<DispatchPlan> lowerArgMax(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerFusedReduce(const Graph& g, const Node& n);  // reduce_fused.comp
 std::vector<DispatchPlan> lowerSoftmax(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerRotary(const Graph& g, const Node& n);

@@ -2,13 +2,14 @@
 // (ir/fused_eltwise.h) is emitted by emitNodeOp against the
 // expanded sub-graph (which holds every step's types), into the registers
 // assignFusedRegisters picked; inline constants are loaded with CONST.
+// fused_reduce's program is built the same way (lower_reduce.cpp).
 #include "ir/fused_eltwise.h"
 #include "kernels/eltwise_program.h"
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {
 
-std::vector<DispatchPlan> lowerFusedEltwise(const Graph& g, const Node& n) {
+EltwiseProgram fusedEltwiseProgram(const Graph& g, const Node& n) {
   FusedProgram fp = readFusedEltwise(n);
   Graph sub = expandFusedEltwise(g, n);
   const int numInputs = int(n.inputs.size());
@@ -40,7 +41,11 @@ std::vector<DispatchPlan> lowerFusedEltwise(const Graph& g, const Node& n) {
     regOf[size_t(numInputs) + s] = regs.stepReg[s];
   }
   prog.outReg = regs.stepReg.back();
+  return prog;
+}
 
+std::vector<DispatchPlan> lowerFusedEltwise(const Graph& g, const Node& n) {
+  const EltwiseProgram prog = fusedEltwiseProgram(g, n);
   std::vector<Shape> shapes;
   for (size_t k = 0; k < n.inputs.size(); ++k) shapes.push_back(inType(g, n, k).shape);
   DispatchPlan d = makePlan(n, "eltwise");

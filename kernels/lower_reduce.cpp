@@ -1,4 +1,9 @@
-// Reduce* and ArgMax → the reduce kernel (kernels/src/reduce.comp).
+// Reduce* and ArgMax → the reduce kernel (kernels/src/reduce.comp);
+// fused_reduce → reduce_fused.comp, the same walks with an eltwise program
+// run on its inputs as they are read.
+#include "ir/fused_eltwise.h"
+#include "ir/fused_reduce.h"
+#include "kernels/eltwise_program.h"
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {
@@ -7,6 +12,10 @@ namespace {
 
 // Reduced extents at least this long get a workgroup per output (mode 1).
 constexpr int64_t kGroupPerOutputFrom = 128;
+
+bool groupPerOutput(int64_t outCount, int64_t R) {
+  return R >= kGroupPerOutputFrom || (outCount <= 1024 && R >= 16);
+}
 
 DispatchPlan reducePlan(const Graph& g, const Node& n, const std::vector<bool>& reduced, ReduceCode code) {
   const Shape& x = inType(g, n, 0).shape;
@@ -22,19 +31,19 @@ DispatchPlan reducePlan(const Graph& g, const Node& n, const std::vector<bool>& 
   int64_t outCount = numel(kept.dims), R = numel(red.dims);
   red.coalesce();
   kept.coalesce();
-  bool groupPerOutput = R >= kGroupPerOutputFrom || (outCount <= 1024 && R >= 16);
+  const bool perGroup = groupPerOutput(outCount, R);
   DispatchPlan d = makePlan(n, "reduce");
   d.params.assign(29, 0);
   d.params[0] = u32(n, outCount, "output count");
   d.params[1] = u32(n, R, "reduced extent");
   d.params[2] = code;
   d.params[3] = isDeviceFloat(inType(g, n, 0).dtype) ? 0 : 1;
-  d.params[4] = groupPerOutput ? 1 : 0;
+  d.params[4] = perGroup ? 1 : 0;
   kept.write(n, d.params, 5, {11}, 6);
   red.write(n, d.params, 17, {23}, 6);
   u32(n, numel(x), "input size");
   d.bindings = {n.inputs[0], n.outputs[0]};
-  if (groupPerOutput) setGroupGrid(d, n, uint64_t(outCount));
+  if (perGroup) setGroupGrid(d, n, uint64_t(outCount));
   else setItemGrid(d, n, uint64_t(outCount));
   return d;
 }
@@ -58,6 +67,70 @@ std::vector<DispatchPlan> lowerArgMax(const Graph& g, const Node& n) {
   std::vector<bool> reduced(size_t(rank), false);
   reduced.at(size_t(axis < 0 ? axis + rank : axis)) = true;
   return {reducePlan(g, n, reduced, kArgMax)};
+}
+
+std::vector<DispatchPlan> lowerFusedReduce(const Graph& g, const Node& n) {
+  if (outType(g, n).numel() == 0) return {};
+  const Shape shape = n.ints("shape");
+  if (numel(shape) == 0) fail(n, "reducing an empty tensor is not supported on the GPU");
+  const EltwiseProgram prog = fusedEltwiseProgram(g, n);
+  if (outType(g, n).dtype != DType::F32) fail(n, "the fused reduction kernel computes f32 only");
+  const Graph program = expandFusedEltwise(g, n);
+  const Shape full = program.type(program.outputs[0]).shape;
+  const int rank = int(shape.size());
+  std::vector<bool> reduced(size_t(rank), false);
+  const std::vector<int64_t> axes = n.ints("axes", {{}});
+  for (int64_t a : axes) reduced.at(size_t(a < 0 ? a + rank : a)) = true;
+  if (axes.empty()) reduced.assign(size_t(rank), true);
+  // Each input's strides in `shape`, split into kept and reduced dims; the
+  // unused input slots walk with stride 0.
+  StridedDims kept, red;
+  kept.strides.assign(EltwiseProgram::kMaxInputs, {});
+  red.strides.assign(EltwiseProgram::kMaxInputs, {});
+  std::vector<std::vector<int64_t>> strides(EltwiseProgram::kMaxInputs, std::vector<int64_t>(size_t(rank), 0));
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    const std::optional<std::vector<int64_t>> s = broadcastViewStrides(inType(g, n, k).shape, full, shape);
+    if (!s)
+      fail(n, "input " + std::to_string(k) + " " + inType(g, n, k).str() + ", broadcast to " +
+                  TensorType{DType::F32, full}.str() + ", has no strides in " + TensorType{DType::F32, shape}.str());
+    strides[k] = *s;
+  }
+  for (size_t d = 0; d < size_t(rank); ++d) {
+    StridedDims& s = reduced[d] ? red : kept;
+    s.dims.push_back(shape[d]);
+    for (size_t k = 0; k < strides.size(); ++k) s.strides[k].push_back(strides[k][d]);
+  }
+  const int64_t outCount = numel(kept.dims), R = numel(red.dims);
+  kept.coalesce();
+  red.coalesce();
+  const std::optional<Op> op = fusedReduceOp(n.s("reduce"));
+  const ReduceCode code = *op == Op::ReduceSum ? kSum : *op == Op::ReduceMean ? kMean : *op == Op::ReduceMax ? kMax : kMin;
+  const bool perGroup = groupPerOutput(outCount, R);
+  constexpr size_t kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 44, kProgram = 68;  // reduce_fused.comp
+  DispatchPlan d = makePlan(n, "reduce_fused");
+  d.params.assign(kProgram, 0);
+  d.params[0] = u32(n, outCount, "output count");
+  d.params[1] = u32(n, R, "reduced extent");
+  d.params[2] = code;
+  d.params[4] = perGroup ? 1 : 0;
+  d.params[17] = uint32_t(prog.numInputs);
+  d.params[18] = uint32_t(prog.code.size());
+  d.params[19] = uint32_t(prog.outReg);
+  std::vector<size_t> keptAt, redAt;
+  for (size_t k = 0; k < size_t(EltwiseProgram::kMaxInputs); ++k) {
+    keptAt.push_back(kKeptStrides + 6 * k);
+    redAt.push_back(kRedStrides + 6 * k);
+  }
+  kept.write(n, d.params, kKeptDims, keptAt, 6);
+  red.write(n, d.params, kRedDims, redAt, 6);
+  writeEltwiseProgram(n, prog, d.params, kProgram);
+  for (size_t k = 0; k < n.inputs.size(); ++k) u32(n, inType(g, n, k).numel(), "input size");
+  for (int k = 0; k < EltwiseProgram::kMaxInputs; ++k)
+    d.bindings.push_back(n.inputs[size_t(k) < n.inputs.size() ? size_t(k) : 0]);  // unused slots repeat input 0
+  d.bindings.push_back(n.outputs[0]);
+  if (perGroup) setGroupGrid(d, n, uint64_t(outCount));
+  else setItemGrid(d, n, uint64_t(outCount));
+  return {d};
 }
 
 }  // namespace mgc::kern

@@ -17,6 +17,7 @@
 layout(local_size_x = 128) in;
 #include "common.glsl"
 #include "specialize.glsl"
+#include "reduce_ops.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer X { uint x[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Out { uint outv[]; };
@@ -34,9 +35,6 @@ uint param(uint k) {
   return p[k];
 }
 
-shared uint sharedVal[128];
-shared uint sharedIdx[128];
-
 // One division per axis, and none once the outer axes are all 0.
 uint walk(uint index, uint dims, uint strides) {
   uint off = 0;
@@ -46,51 +44,6 @@ uint walk(uint index, uint dims, uint strides) {
     index = q;
   }
   return off;
-}
-
-uint identity(uint op, bool isInt) {
-  if (op == 0 || op == 1) return 0u;  // 0 and 0.0 share their bits
-  if (op == 4) return isInt ? 1u : floatBitsToUint(1.0);
-  if (op == 3) return isInt ? 0x7fffffffu : 0x7f800000u;
-  return isInt ? 0x80000000u : 0xff800000u;  // max, argmax
-}
-
-// True if (v, i) beats (best, bestIdx) for argmax: greater, NaN, or equal
-// with a lower index (the first maximum wins).
-bool argBetter(uint v, uint i, uint best, uint bestIdx, bool isInt) {
-  if (isInt) return int(v) > int(best) || (v == best && i < bestIdx);
-  float a = uintBitsToFloat(v), b = uintBitsToFloat(best);
-  if (isnan(b)) return isnan(a) && i < bestIdx;
-  return isnan(a) || a > b || (a == b && i < bestIdx);
-}
-
-uint combine(uint op, bool isInt, uint a, uint b) {
-  if (isInt) {
-    int x = int(a), y = int(b);
-    if (op <= 1) return uint(x + y);
-    if (op == 2) return uint(max(x, y));
-    if (op == 3) return uint(min(x, y));
-    return uint(x * y);
-  }
-  float x = uintBitsToFloat(a), y = uintBitsToFloat(b);
-  if ((op == 2 || op == 3) && (isnan(x) || isnan(y))) return floatBitsToUint(x + y);
-  if (op <= 1) return floatBitsToUint(x + y);
-  if (op == 2) return floatBitsToUint(max(x, y));
-  if (op == 3) return floatBitsToUint(min(x, y));
-  return floatBitsToUint(x * y);
-}
-
-uint finish(uint op, bool isInt, uint acc, uint R) {
-  if (op != 1) return acc;
-  return isInt ? uint(int(acc) / int(max(R, 1u))) : floatBitsToUint(uintBitsToFloat(acc) / float(R));
-}
-
-void accumulate(uint op, bool isInt, uint v, uint r, inout uint val, inout uint idx) {
-  if (op == 5) {
-    if (argBetter(v, r, val, idx, isInt)) { val = v; idx = r; }
-  } else {
-    val = combine(op, isInt, val, v);
-  }
 }
 
 // Partial result over r = first, first + step, ...: value in val, argmax
@@ -129,22 +82,6 @@ void main() {
   if (o >= param(0)) return;
   uint t = gl_LocalInvocationIndex;
   partial(walk(o, 5, 11), t, 128, op, isInt, val, idx);
-  sharedVal[t] = val;
-  sharedIdx[t] = idx;
-  barrier();
-  for (uint half_ = 64; half_ > 0; half_ >>= 1) {
-    if (t < half_) {
-      uint v = sharedVal[t + half_], i = sharedIdx[t + half_];
-      if (op == 5) {
-        if (i != 0xffffffffu && argBetter(v, i, sharedVal[t], sharedIdx[t], isInt)) {
-          sharedVal[t] = v;
-          sharedIdx[t] = i;
-        }
-      } else {
-        sharedVal[t] = combine(op, isInt, sharedVal[t], v);
-      }
-    }
-    barrier();
-  }
-  if (t == 0) outv[o] = op == 5 ? min(sharedIdx[0], param(1) - 1) : finish(op, isInt, sharedVal[0], param(1));
+  reduceGroup(t, op, isInt, val, idx);
+  if (t == 0) outv[o] = op == 5 ? min(idx, param(1) - 1) : finish(op, isInt, val, param(1));
 }

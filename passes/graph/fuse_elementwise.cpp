@@ -25,9 +25,11 @@
 // go into Conv/MatMul first.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ir/fused_eltwise.h"
+#include "ir/fused_reduce.h"
 #include "passes/graph/passes.h"
 
 namespace mgc {
@@ -118,6 +120,57 @@ bool buildProgram(const Graph& g, const std::vector<size_t>& group, FusedProgram
   return int(prog->steps.size()) + regs.constLoads <= kFusedMaxInstrs && regs.regsUsed < kFusedMaxRegs;
 }
 
+// A reduction fuse-elementwise may root a group at: sum / mean / max / min
+// of f32, reading (through reshapes, latest first in `reshapes`) the
+// result of a fusable node that is not taken, whose value the reduction
+// alone reads or that may be recomputed.
+struct ReduceRoot {
+  size_t producer;
+  std::vector<size_t> reshapes;  // node indices, from the reduction back
+};
+
+std::optional<ReduceRoot> reduceRoot(const Graph& g, const Node& n, const std::vector<int>& uses,
+                                     const std::vector<bool>& isOutput, const std::vector<bool>& isUpdatedState,
+                                     const std::vector<bool>& taken) {
+  if (fusedReduceKind(n.op).empty() || n.inputs.size() != 1 || g.type(n.inputs[0]).dtype != DType::F32 ||
+      g.type(n.inputs[0]).numel() == 0)
+    return std::nullopt;
+  ReduceRoot root;
+  ValueId v = n.inputs[0];
+  bool alone = true;  // every value on the way is read once, by the next
+  for (;;) {
+    alone = alone && uses[size_t(v)] == 1 && !isOutput[size_t(v)];
+    const NodeId p = g.value(v).producer;
+    if (p < 0 || taken[size_t(p)]) return std::nullopt;
+    const Node& pn = g.nodes[size_t(p)];
+    if (pn.op == Op::Reshape) {
+      root.reshapes.push_back(size_t(p));
+      v = pn.inputs[0];
+      continue;
+    }
+    if (!fusable(g, pn, true) || (!alone && !recomputable(g, pn, isUpdatedState))) return std::nullopt;
+    root.producer = size_t(p);
+    return root;
+  }
+}
+
+// Does the fused node compute exactly its root's value (an inline constant
+// of higher rank would change the broadcast shape), and, for a reduction,
+// can the kernel view every input in the reduced shape?
+bool fusedTypeHolds(const Graph& g, const Node& node, const Node& root, bool reduction) {
+  try {
+    const Graph program = expandFusedEltwise(g, node);
+    const TensorType& computed = program.type(program.outputs[0]);
+    if (computed != g.type(root.outputs[0])) return false;
+    if (!reduction) return true;
+    for (ValueId v : node.inputs)
+      if (!broadcastViewStrides(g.type(v).shape, computed.shape, node.ints("shape"))) return false;
+    return inferTypes(g, node).at(0) == g.type(node.outputs[0]);
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 void fuseElementwise(Graph& g) {
@@ -134,8 +187,14 @@ void fuseElementwise(Graph& g) {
   std::vector<std::pair<size_t, Node>> fused;  // (root index, fused node)
 
   for (size_t r = g.nodes.size(); r-- > 0;) {
-    if (taken[r] || !fusable(g, g.nodes[r], true)) continue;
-    std::vector<size_t> group = {r};
+    if (taken[r]) continue;
+    // The group's root: node r itself, or the producer of the value a
+    // reduction reads (through reshapes), which then stays only for its
+    // other users.
+    const std::optional<ReduceRoot> red = reduceRoot(g, g.nodes[r], uses, isOutput, isUpdatedState, taken);
+    const size_t root = red ? red->producer : r;
+    if (!red && !fusable(g, g.nodes[r], true)) continue;
+    std::vector<size_t> group = {root};
     FusedProgram prog;
     std::vector<ValueId> inputs;
     // Grow: try each producer of a group input, keep it if the limits hold.
@@ -161,26 +220,38 @@ void fuseElementwise(Graph& g) {
         break;
       }
     }
-    if (group.size() < 2 || !buildProgram(g, group, &prog, &inputs)) continue;
-    const Node& root = g.nodes[r];
-    Node node{Op::FusedEltwise, root.name, inputs, root.outputs, {}};
+    if ((!red && group.size() < 2) || !buildProgram(g, group, &prog, &inputs)) continue;
+    const Node& at = g.nodes[r];
+    Node node{red ? Op::FusedReduce : Op::FusedEltwise, at.name, inputs, at.outputs, {}};
     writeFusedEltwise(node, prog);
-    // The fused type must be the root's (an inline constant of higher rank
-    // would otherwise be lost): check with the shape rule.
-    try {
-      if (inferTypes(g, node).at(0) != g.type(root.outputs[0])) continue;
-    } catch (const Error&) {
-      continue;
+    if (red) {
+      node.attrs["reduce"] = fusedReduceKind(at.op);
+      node.attrs["shape"] = g.type(at.inputs[0]).shape;
+      node.attrs["axes"] = at.ints("axes", {{}});
+      node.attrs["keepdims"] = at.i("keepdims", 1);
     }
+    if (!fusedTypeHolds(g, node, g.nodes[root], red.has_value())) continue;
     // A member goes when every use of its result is by a member that goes
     // (latest first: users come after producers); the others stay for
     // their other users. `uses` follows the rewrite: a gone member's uses
     // end, the fused node's begin (a value an earlier group reads stays).
+    // A reduction's root goes with the reshapes between them when they
+    // are its only users.
     std::map<ValueId, int> usesByGone;
+    if (red) {
+      taken[r] = true;
+      ++usesByGone[at.inputs[0]];
+      for (size_t v : red->reshapes)
+        if (usesByGone[g.nodes[v].outputs[0]] == uses[size_t(g.nodes[v].outputs[0])] &&
+            !isOutput[size_t(g.nodes[v].outputs[0])]) {
+          taken[v] = true;
+          ++usesByGone[g.nodes[v].inputs[0]];
+        }
+    }
     for (auto it = group.rbegin(); it != group.rend(); ++it) {
       const Node& m = g.nodes[*it];
       const ValueId out = m.outputs[0];
-      if (*it == r || (!isOutput[size_t(out)] && usesByGone[out] == uses[size_t(out)])) {
+      if ((*it == r && !red) || (!isOutput[size_t(out)] && usesByGone[out] == uses[size_t(out)])) {
         taken[*it] = true;
         for (ValueId v : m.inputs) ++usesByGone[v];
       } else {

@@ -81,6 +81,7 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     // differentiates; the value would need a run-time-offset slice of dy.
     case Op::StateWrite: noGradient(n, "state_write has no gradient (a state write cannot be differentiated)");
     case Op::FusedEltwise: noGradient(n, "fused_eltwise has no gradient rule (autodiff runs before fusion)");
+    case Op::FusedReduce: noGradient(n, "fused_reduce has no gradient rule (autodiff runs before fusion)");
     // Packed low-bit weights are for inference; training keeps f32 weights.
     case Op::QMatMul: noGradient(n, "qmatmul has no gradient (packed low-bit weights are for inference: train in f32)");
     case Op::Rotary: noGradient(n, "rotary (the fused kernel) has no gradient rule: it is built for generation entry points, which do not train");

@@ -220,6 +220,13 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
              {"dtypes", std::vector<int64_t>{0, 0, 0}}, {"fargs", std::vector<double>{0, 0, 0, 0, 0.1, 0}},
              {"consts", std::vector<double>{0.5}}});
       return;
+    case Op::FusedReduce:  // sum over rows of (x - y)², x [3,4] viewed as [2,6]
+      b.out(op, {x, y},
+            {{"ops", std::string("sub,mul")}, {"args", std::vector<int64_t>{0, 1, 0, 2, 2, 0}},
+             {"dtypes", std::vector<int64_t>{0, 0}}, {"fargs", std::vector<double>{0, 0, 0, 0}},
+             {"reduce", std::string("sum")}, {"shape", std::vector<int64_t>{2, 6}},
+             {"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t(0)}});
+      return;
   }
 }
 

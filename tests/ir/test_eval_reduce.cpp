@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "ir/fused_reduce.h"
 #include "tests/ir/eval_test_util.h"
 
 using namespace evaltest;
@@ -116,4 +117,51 @@ TEST_CASE("argmax on odd shapes, every axis", "[eval][argmax]") {
     }
     checkExact(y, want);
   }
+}
+
+TEST_CASE("fused_reduce: the program's result viewed in shape, then reduced", "[eval][reduce][fused]") {
+  // (x - m)² over a [2,3,4] x with m [1,3,1], viewed [2,3,2,2], summed over
+  // the last two axes: per (n, c), the squared deviations of two pairs.
+  HostTensor x = randomTensor(DType::F32, {2, 3, 4}, 83), m = randomTensor(DType::F32, {1, 3, 1}, 84);
+  HostTensor y = run(Op::FusedReduce, {x, m},
+                     {{"ops", std::string("sub,mul")}, {"args", std::vector<int64_t>{0, 1, 0, 2, 2, 0}},
+                      {"dtypes", std::vector<int64_t>{0, 0}}, {"fargs", std::vector<double>(4, 0.0)},
+                      {"reduce", std::string("sum")}, {"shape", std::vector<int64_t>{2, 3, 2, 2}},
+                      {"axes", std::vector<int64_t>{2, 3}}, {"keepdims", int64_t(0)}});
+  REQUIRE(y.type.shape == Shape{2, 3});
+  std::vector<double> expect;
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < 3; ++c) {
+      double s = 0;
+      for (int64_t i = 0; i < 4; ++i) {
+        const double d = double(float(x.getF(n * 12 + c * 4 + i) - m.getF(c)));
+        s += double(float(d * d));
+      }
+      expect.push_back(s);
+    }
+  checkClose(y, expect, 1e-5, 1e-6);
+  // A shape that does not hold the program's result is an error naming the node.
+  REQUIRE_THROWS_WITH(run(Op::FusedReduce, {x, m},
+                          {{"ops", std::string("sub")}, {"args", std::vector<int64_t>{0, 1, 0}},
+                           {"dtypes", std::vector<int64_t>{0}}, {"fargs", std::vector<double>(2, 0.0)},
+                           {"reduce", std::string("sum")}, {"shape", std::vector<int64_t>{5, 5}},
+                           {"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t(0)}}),
+                      Catch::Contains("fused_reduce") && Catch::Contains("does not hold"));
+}
+
+TEST_CASE("broadcastViewStrides: a broadcast input's strides in a reshaped view", "[eval][reduce][fused]") {
+  using S = std::vector<int64_t>;
+  using mgc::broadcastViewStrides;
+  // Contiguous: any view is row-major.
+  CHECK(*broadcastViewStrides({4, 6, 35}, {4, 6, 35}, {4, 6, 5, 7}) == S{210, 35, 7, 1});
+  // A per-channel value: its dim stays whole in the view.
+  CHECK(*broadcastViewStrides({1, 6, 1}, {4, 6, 35}, {4, 6, 5, 7}) == S{0, 1, 0, 0});
+  CHECK(broadcastViewStrides({6, 1, 1}, {4, 6, 5, 7}, {24, 35}) == std::nullopt);  // merges 4 (stride 0) with 6
+  // Broadcast dims merge with each other; size-1 dims anywhere.
+  CHECK(*broadcastViewStrides({7}, {4, 6, 7}, {1, 24, 1, 7}) == S{0, 0, 0, 1});
+  CHECK(*broadcastViewStrides({1}, {3, 4}, {12}) == S{0});
+  // [4,1] broadcast to [4,3] viewed as [12]: no strides walk it.
+  CHECK(broadcastViewStrides({4, 1}, {4, 3}, {12}) == std::nullopt);
+  CHECK(broadcastViewStrides({4, 3}, {4, 3}, {5}) == std::nullopt);    // element counts differ
+  CHECK(broadcastViewStrides({2, 3}, {4, 3}, {12}) == std::nullopt);   // not a broadcast
 }

@@ -387,6 +387,28 @@ void reduceCases(Builder& b) {
   b.add("argmax axis 2 keep", Op::ArgMax, {N(F(s))}, {{"axis", int64_t(2)}, {"keepdims", int64_t(1)}});
   b.add("argmax long", Op::ArgMax, {N(F({3, 700}))}, {{"axis", int64_t(1)}});
   b.add("argmax i32 ties", Op::ArgMax, {I(T(DType::I32, s))}, {{"axis", int64_t(0)}});
+  // fused_reduce (ir/fused_reduce.h): BatchNorm's variance, a gradient's
+  // sum(dy · x) along long rows, a reduction over a reshaped view (the
+  // two-step statistics), ReLU's gradient with a bool condition, max / min.
+  using Floats = std::vector<double>;
+  auto fused = [](const std::string& ops, std::vector<int64_t> args, const Floats& consts, const std::string& reduce,
+                  Ints shape, Ints axes, int64_t keep) {
+    const size_t steps = size_t(std::count(ops.begin(), ops.end(), ',') + 1);
+    return Attrs{{"ops", ops}, {"args", std::move(args)}, {"dtypes", Ints(steps, 0)}, {"fargs", Floats(2 * steps, 0.0)},
+                 {"consts", consts}, {"reduce", reduce}, {"shape", std::move(shape)}, {"axes", std::move(axes)},
+                 {"keepdims", keep}};
+  };
+  b.add("fused_reduce variance", Op::FusedReduce, {N(F({4, 6, 5, 7})), N(F({1, 6, 1, 1}))},
+        fused("sub,mul", {0, 1, 0, 2, 2, 0}, {}, "mean", {4, 6, 5, 7}, {0, 2, 3}, 1));
+  b.add("fused_reduce sum dy*x long rows", Op::FusedReduce, {N(F({5, 300})), N(F({5, 300}))},
+        fused("mul", {0, 1, 0}, {}, "sum", {5, 300}, {1}, 0));
+  b.add("fused_reduce reshaped view", Op::FusedReduce, {N(F({4, 6, 35})), N(F({1, 6, 1}))},
+        fused("sub,mul", {0, 1, 0, 2, 2, 0}, {}, "sum", {4, 6, 5, 7}, {3}, 0));
+  b.add("fused_reduce relu grad bool", Op::FusedReduce, {B({5, 6, 7}), N(F({5, 6, 7})), N(F({1, 6, 7}))},
+        fused("where,mul", {0, 1, -1, 3, 2, 0}, {0.0}, "sum", {5, 6, 7}, {0, 2}, 0));
+  b.add("fused_reduce max abs all", Op::FusedReduce, {N(F(s))}, fused("abs", {0, 0, 0}, {}, "max", s, {}, 0));
+  b.add("fused_reduce min 4 inputs", Op::FusedReduce, {N(F(s)), N(F({6, 1})), N(F({7})), N(F({5, 1, 1}))},
+        fused("add,mul,sub", {0, 1, 0, 4, 2, 0, 5, 3, 0}, {}, "min", s, {0, 1}, 1));
 }
 
 void shapeCases(Builder& b) {
