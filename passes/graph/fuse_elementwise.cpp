@@ -23,6 +23,13 @@
 // defined by then) and writes the root's value; a recomputed producer left
 // without users is removed. Runs after fuse-conv-epilogue, so activations
 // go into Conv/MatMul first.
+//
+// A reduction (sum / mean / max / min of f32) roots a group too, through
+// reshapes between them: the group's value becomes a fused_reduce node
+// (ir/fused_reduce.h) whose kernel computes it as it reads it, never
+// storing it (sum(dy · x) and (x - mean)² in the norms' statistics and
+// gradients). The group's root joins when the reduction alone reads its
+// value (the reshapes between go with it) or when it may be recomputed.
 #include <algorithm>
 #include <map>
 #include <optional>
