@@ -15,9 +15,23 @@ constexpr WeightFormatInfo kFormats[] = {
 // The largest |q| of a scaled format, and how its group scale is chosen.
 int maxLevel(WeightFormat f) { return f == WeightFormat::Int8 ? 127 : f == WeightFormat::Int4 ? 7 : 1; }
 
+// A group already ternary (every weight 0 or ±a for one a > 0: BitNet-style
+// weights) gets a itself, so its values pack without loss; 0 otherwise.
+float ternaryMagnitude(const float* w, int64_t n) {
+  float a = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float m = std::fabs(w[i]);
+    if (m == 0) continue;
+    if (a != 0 && m != a) return 0;
+    a = m;
+  }
+  return std::isfinite(a) ? a : 0;
+}
+
 float groupScale(WeightFormat f, const float* w, int64_t n) {
-  if (f == WeightFormat::Ternary) {  // absmean, summed in f64 (reproducible from numpy / PyTorch)
-    double sum = 0;
+  if (f == WeightFormat::Ternary) {
+    if (const float a = ternaryMagnitude(w, n); a > 0) return a;
+    double sum = 0;  // absmean, summed in f64 (reproducible from numpy / PyTorch)
     for (int64_t i = 0; i < n; ++i) sum += std::fabs(double(w[i]));
     return float(sum / double(n));
   }

@@ -234,6 +234,10 @@ def dequantized(w, fmt, group):
     rows = w.reshape(w.shape[0], -1, group)
     if fmt == "ternary":
         s = (rows.abs().double().sum(-1, keepdim=True) / group).float()
+        # A group already ternary (0 or ±a) keeps a: it packs without loss.
+        a = rows.abs().amax(-1, keepdim=True)
+        exact = ((rows.abs() == a) | (rows == 0)).all(-1, keepdim=True) & (a > 0)
+        s = torch.where(exact, a, s)
         level = 1
     else:
         level = {"int8": 127, "int4": 7}[fmt]
@@ -253,6 +257,19 @@ def packed_model(cfg, W, fmt, group):
     if cfg.get("tie_word_embeddings"):
         P["lm_head.weight"] = dequantized(W["model.embed_tokens.weight"], fmt, group)
     return dict(cfg, tie_word_embeddings=False), P
+
+
+def ternarized(W, group):
+    """BitNet-style weights: every linear layer's (and lm_head's) groups of
+    `group` weights replaced by a · q, q in {-1, 0, 1} (q = round(w / a),
+    a = mean|w| of the group): a checkpoint that is already ternary."""
+    T = dict(W)
+    for name, w in W.items():
+        if name.endswith(tuple(f"{l}.weight" for l in LINEAR)) or name == "lm_head.weight":
+            rows = w.reshape(w.shape[0], -1, group)
+            a = rows.abs().mean(-1, keepdim=True)
+            T[name] = (torch.round(rows / a).clamp(-1, 1) * a).reshape(w.shape)
+    return T
 
 
 def write_generation(out, name, cfg, W):
@@ -377,6 +394,20 @@ def main():
     # Packed weights (--weights F --group-size 32): gen_logits_F.npy.
     for fmt in ("f16", "int8", "int4", "ternary"):
         write_forced(out, "llama", *packed_model(llama, Wl, fmt, 32), seq, "_" + fmt)
+    # Already ternary (BitNet-style): --weights ternary packs it without
+    # loss, so the reference of gen_logits_ternary.npy is the checkpoint's
+    # own f32 model (absmean scales would not reproduce it).
+    Wt = ternarized(Wl, 32)
+    write_checkpoint(out, "llama_ternary", llama, Wt)
+    seq_t = write_generation(out, "llama_ternary", llama, Wt)
+    write_forced(out, "llama_ternary", llama, Wt, seq_t, "_ternary")
+    for name, w in Wt.items():
+        if name.endswith(tuple(f"{l}.weight" for l in LINEAR)) or name == "lm_head.weight":
+            assert torch.equal(dequantized(w, "ternary", 32), w), name
+            # The test must be able to fail: absmean scales lose the weights.
+            rows = w.reshape(w.shape[0], -1, 32)
+            s = (rows.abs().double().sum(-1, keepdim=True) / 32).float()
+            assert (torch.round(rows / s).clamp(-1, 1) * s - rows).abs().max() > 1e-3, name
     write_checkpoint(out, "llama_sharded", llama, Wl, shards=3)
     write_checkpoint(out, "llama_bf16", llama, Wl, dtype="BF16")
     # The test must be able to fail: without the scaling the logits differ.

@@ -176,6 +176,10 @@ TEST_CASE("hf generation: packed weights match PyTorch with the dequantized weig
     INFO("llama --weights " << mgc::weightFormatInfo(f).name);
     runGeneration("llama", {f, 32});
   }
+  // Already ternary (BitNet-style weights, make_checkpoints.py ternarized):
+  // packed without loss, so gen_logits_ternary.npy is the f32 model's own.
+  INFO("llama_ternary --weights ternary");
+  runGeneration("llama_ternary", {WeightFormat::Ternary, 32});
   INFO("qwen2 (tied lm_head, biases) --weights int8 --group-size 64");
   runGeneration("qwen2", {WeightFormat::Int8, 64});
   INFO("qwen3 (q/k norms) --weights int4");
