@@ -1,5 +1,6 @@
 // mgc generate BUNDLE.mgb (--prompt TEXT | --prompt-file FILE | --prompt-ids 1,5,9) [--max-tokens N]
-//   [--temperature T --top-k K --top-p P --seed S] [--print-ids] [--ignore-eos] [--no-special-tokens]
+//   [--temperature T --top-k K --top-p P --seed S --repetition-penalty R] [--print-ids] [--ignore-eos]
+//   [--no-special-tokens]
 // mgc bench-decode BUNDLE.mgb [--tokens N]
 // Token-by-token generation over a generation bundle (mgc compile
 // CHECKPOINT_FOLDER --max-seq N): the prompt through `prefill` in chunks,
@@ -88,6 +89,10 @@ int generateMain(int argc, char** argv) {
   app.add_option("--top-p", so.topP, "sample among the most likely tokens holding probability P (default 1)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--seed", so.seed, "sampling seed (default 0): same seed, same tokens");
+  app.add_option("--repetition-penalty", so.repetitionPenalty,
+                 "divide the positive logits of tokens already in the context by R, multiply the negative ones "
+                 "(default 1: none; transformers' repetition_penalty)")
+      ->check(CLI::Range(0.01, 100.0));
   app.add_flag("--print-ids", printIds, "print the generated ids (not the prompt's), comma-separated, on the last line");
   app.add_flag("--ignore-eos", ignoreEos, "do not stop at the bundle's end-of-sequence ids");
   app.add_flag("--no-special-tokens", noSpecial, "text prompts: do not add the tokenizer's special tokens (BOS)");
@@ -139,8 +144,10 @@ int generateMain(int argc, char** argv) {
   std::vector<int64_t> out;
   bool stopped = false;
   t0 = Clock::now();
+  std::vector<int64_t> context = ids;  // the repetition penalty's tokens so far
   for (int64_t k = 0; k < maxTokens; ++k) {
-    out.push_back(sampler.next(logits.data(), int64_t(logits.size())));
+    out.push_back(sampler.next(logits.data(), int64_t(logits.size()), context));
+    context.push_back(out.back());
     if (stream) {
       std::fputs(stream->push(out.back()).c_str(), stdout);
       std::fflush(stdout);

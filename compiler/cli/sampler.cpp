@@ -16,8 +16,22 @@ double Sampler::uniform() {
   return double(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
-int64_t Sampler::next(const float* logits, int64_t n) {
+int64_t Sampler::next(const float* raw, int64_t n, const std::vector<int64_t>& context) {
   if (n <= 0) return 0;
+  const float* logits = raw;
+  std::vector<float> penalized;
+  if (o_.repetitionPenalty != 1 && !context.empty()) {
+    penalized.assign(raw, raw + n);
+    const float p = float(o_.repetitionPenalty);
+    std::vector<bool> seen(size_t(n), false);
+    for (int64_t t : context)
+      if (t >= 0 && t < n && !seen[size_t(t)]) {
+        seen[size_t(t)] = true;
+        float& l = penalized[size_t(t)];
+        l = l < 0 ? l * p : l / p;
+      }
+    logits = penalized.data();
+  }
   // NaN never wins: compare as "greater, or the best so far is NaN".
   auto better = [&](int64_t a, int64_t b) { return logits[a] > logits[b] || (std::isnan(logits[b]) && !std::isnan(logits[a])); };
   if (o_.temperature <= 0) {

@@ -27,6 +27,13 @@ for m in llama qwen3; do
   if [[ $got == "$want" ]]; then echo "ok   $m greedy tokens = reference ($got)"; else echo "FAIL $m: got $got, want $want"; fail=1; fi
 done
 
+# A repetition penalty: the reference's penalized greedy tokens
+# (make_checkpoints.py write_penalized), which differ from plain greedy.
+want=$(ids "$FX/llama/gen_ids_rep1.5.npy")
+got=$("$MGC" generate "$TMP/llama.mgb" --prompt-ids "$(ids "$FX/llama/gen_prompt.npy")" --max-tokens 6 \
+      --temperature 0 --repetition-penalty 1.5 --print-ids | tail -1)
+if [[ $got == "$want" ]]; then echo "ok   llama --repetition-penalty 1.5 = reference ($got)"; else echo "FAIL repetition penalty: got $got, want $want"; fail=1; fi
+
 # Sampling is reproducible with a seed.
 a=$("$MGC" generate "$TMP/llama.mgb" --prompt-ids 5,6,7 --max-tokens 8 --temperature 0.8 --top-p 0.9 --seed 3 --print-ids | tail -1)
 b=$("$MGC" generate "$TMP/llama.mgb" --prompt-ids 5,6,7 --max-tokens 8 --temperature 0.8 --top-p 0.9 --seed 3 --print-ids | tail -1)
@@ -72,6 +79,7 @@ expect_error tokenize_no_tokenizer 1 "the bundle has no tokenizer" -- tokenize "
 expect_error prompt_and_ids 2 "excludes" -- generate "$TMP/qwen2.mgb" --prompt hi --prompt-ids 1
 
 expect_error past_max_seq 2 "this bundle holds 48" -- generate "$TMP/llama.mgb" --prompt-ids 1,2,3 --max-tokens 47
+expect_error bad_repetition_penalty 2 "--repetition-penalty: Value 0 not in range" -- generate "$TMP/llama.mgb" --prompt-ids 1 --repetition-penalty 0
 expect_error token_outside_vocab 2 "outside the vocabulary" -- generate "$TMP/llama.mgb" --prompt-ids 1,999 --max-tokens 2
 expect_error bad_prompt_ids 2 "not a comma-separated list" -- generate "$TMP/llama.mgb" --prompt-ids 1,x
 expect_error text_prompt 2 "give token ids with --prompt-ids" -- generate "$TMP/llama.mgb" --prompt hello

@@ -295,6 +295,29 @@ def write_generation(out, name, cfg, W):
     return seq
 
 
+def write_penalized(out, name, cfg, W, penalty, n):
+    """gen_ids_rep{penalty}.npy: n tokens of greedy generation from gen_prompt.npy with
+    transformers' repetition penalty (RepetitionPenaltyLogitsProcessor: the
+    logit of every token already in the sequence divided by the penalty
+    when positive, multiplied when negative), each choice by a clear margin.
+    Returns the ids."""
+    d = os.path.join(out, name)
+    seq = torch.from_numpy(np.load(os.path.join(d, "gen_prompt.npy")))[None]
+    ids = []
+    with torch.no_grad():
+        for _ in range(n):
+            last = forward(cfg, W, seq)[0, -1].clone()
+            seen = torch.unique(seq[0])
+            score = last[seen]
+            last[seen] = torch.where(score < 0, score * penalty, score / penalty)
+            top = last.topk(2).values
+            assert top[0] - top[1] > 1e-3 * top.abs().max(), f"{name}: near tie in penalized generation"
+            ids.append(int(last.argmax()))
+            seq = torch.cat([seq, torch.tensor([[ids[-1]]])], 1)
+    np.save(os.path.join(d, f"gen_ids_rep{penalty}.npy"), np.array(ids, dtype=np.int64))
+    return ids
+
+
 def write_forced(out, name, cfg, W, seq, suffix):
     """gen_logits{suffix}.npy: the logits of a (packed) model along the
     sequence write_generation chose (teacher forcing: the rows
@@ -391,6 +414,9 @@ def main():
     Wl = make_weights(llama, torch.Generator().manual_seed(SEED))
     got = write_checkpoint(out, "llama", llama, Wl)
     seq = write_generation(out, "llama", llama, Wl)
+    # The test must be able to fail: the penalty changes the greedy tokens.
+    rep = write_penalized(out, "llama", llama, Wl, 1.5, 6)
+    assert rep != [int(t) for t in seq[0, GEN_PROMPT:GEN_PROMPT + 6]], "the repetition penalty changes nothing"
     # Packed weights (--weights F --group-size 32): gen_logits_F.npy.
     for fmt in ("f16", "int8", "int4", "ternary"):
         write_forced(out, "llama", *packed_model(llama, Wl, fmt, 32), seq, "_" + fmt)
