@@ -40,7 +40,7 @@ struct FusedProgram {
 };
 
 // Limits shared by the fusion pass and the lowering (the eltwise kernel's).
-constexpr int kFusedMaxInputs = 4, kFusedMaxInstrs = 16, kFusedMaxRegs = 8;
+constexpr int kFusedMaxInputs = 8, kFusedMaxInstrs = 16, kFusedMaxRegs = 16;
 
 // Can `op` be a step (an elementwise op of one output)?
 bool isFusableEltwiseOp(Op op);

@@ -3,7 +3,7 @@
 // (the program format of ir/fused_eltwise.h), so the program's result is
 // never stored: one dispatch reads the inputs and reduces.
 //
-//   y = reduce_<kind>{axes, keepdims}(reshape(program(in0..in3), shape))
+//   y = reduce_<kind>{axes, keepdims}(reshape(program(in0..in7), shape))
 //
 // Attributes: the program's (ops, args, dtypes, fargs, consts), and
 //   reduce    string  "sum" | "mean" | "max" | "min"

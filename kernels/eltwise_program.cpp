@@ -186,7 +186,7 @@ std::vector<uint32_t> encodeEltwiseParams(const Node& n, const EltwiseProgram& p
     if (numel(inputs[k]) == numel(out)) linearMask |= 1u << k;  // same elements, same order
   }
   walk.coalesce();
-  constexpr size_t kDivisors = 35, kProgram = 47;  // eltwise.comp's params layout
+  constexpr size_t kDivisors = EW_PARAM_DIVISORS, kProgram = EW_PARAM_PROGRAM;  // eltwise.comp's params layout
   std::vector<uint32_t> params(kProgram + 3 * prog.code.size(), 0);
   params[0] = kern::u32(n, numel(out), "element count");
   params[1] = uint32_t(inputs.size());

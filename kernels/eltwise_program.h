@@ -62,5 +62,7 @@ static_assert(kFusedMaxInputs == EltwiseProgram::kMaxInputs && kFusedMaxInstrs =
                   kFusedMaxRegs == EltwiseProgram::kMaxRegs,
               "ir/fused_eltwise.h's limits must equal the eltwise kernel ABI (kernels/src/eltwise_abi.h)");
 static_assert((EW_MAX_REGS & (EW_MAX_REGS - 1)) == 0, "eltwise.comp masks register indices");
+static_assert(EW_PARAM_DIVISORS == 11 + 6 * EW_MAX_INPUTS && EW_PARAM_PROGRAM == EW_PARAM_DIVISORS + 2 * EW_MAX_RANK,
+              "eltwise.comp's params layout");
 
 }  // namespace mgc

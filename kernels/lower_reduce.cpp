@@ -106,7 +106,7 @@ std::vector<DispatchPlan> lowerFusedReduce(const Graph& g, const Node& n) {
   const std::optional<Op> op = fusedReduceOp(n.s("reduce"));
   const ReduceCode code = *op == Op::ReduceSum ? kSum : *op == Op::ReduceMean ? kMean : *op == Op::ReduceMax ? kMax : kMin;
   const bool perGroup = groupPerOutput(outCount, R);
-  constexpr size_t kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 44, kProgram = 68;  // reduce_fused.comp
+  constexpr size_t kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 68, kProgram = 116;  // reduce_fused.comp
   DispatchPlan d = makePlan(n, "reduce_fused");
   d.params.assign(kProgram, 0);
   d.params[0] = u32(n, outCount, "output count");

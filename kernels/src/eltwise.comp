@@ -1,21 +1,21 @@
-// eltwise: out = program(in0..in3) elementwise, numpy broadcasting, rank <= 6.
+// eltwise: out = program(in0..in7) elementwise, numpy broadcasting, rank <= 6.
 //
-// The program is a straight line of up to 16 instructions over 8 registers
+// The program is a straight line of up to 16 instructions over 16 registers
 // of raw 32-bit words; inputs are preloaded into r0..r(numInputs-1). One
 // node lowers to a short program; a fusion pass can chain several ops into
 // one dispatch. Opcodes: eltwise_ops.def. Host side: kernels/eltwise_program.h.
 //
-// Bindings: 1..4 = inputs (unused slots repeat input 0), 5 = output.
+// Bindings: 1..8 = inputs (unused slots repeat input 0), 9 = output.
 // Params:
 //   p[0] count        output elements
-//   p[1] numInputs    1..4
+//   p[1] numInputs    1..8
 //   p[2] numInstrs    1..16
 //   p[3] outReg       register written to the output
 //   p[4] linearMask   bit k: input k is laid out like the output (index = i)
 //   p[5..10]          output dims, 6 entries, leading 1s
 //   p[11 + 6k + d]    element stride of input k along output dim d (0 = broadcast)
-//   p[35 + 2d ..]     output dim d as a fast divisor: mul, shift (0, 0: divide)
-//   p[47 + 3j ..]     instruction j: op | dst<<8 | a<<12 | b<<16 | c<<20, imm0, imm1
+//   p[59 + 2d ..]     output dim d as a fast divisor: mul, shift (0, 0: divide)
+//   p[71 + 3j ..]     instruction j: op | dst<<8 | a<<12 | b<<16 | c<<20, imm0, imm1
 // Specialized copies (kernels/specialize.h, specialize.glsl): words 1..4
 // and the program are also specialization constants; in a copy the compiler
 // wrote for one dispatch they are constants, the driver unrolls the
@@ -35,20 +35,16 @@ layout(std430, set = 0, binding = 1) readonly buffer In0 { uint in0[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In1 { uint in1[]; };
 layout(std430, set = 0, binding = 3) readonly buffer In2 { uint in2[]; };
 layout(std430, set = 0, binding = 4) readonly buffer In3 { uint in3[]; };
-layout(std430, set = 0, binding = 5) writeonly buffer Out { uint outv[]; };
+layout(std430, set = 0, binding = 5) readonly buffer In4 { uint in4[]; };
+layout(std430, set = 0, binding = 6) readonly buffer In5 { uint in5[]; };
+layout(std430, set = 0, binding = 7) readonly buffer In6 { uint in6[]; };
+layout(std430, set = 0, binding = 8) readonly buffer In7 { uint in7[]; };
+layout(std430, set = 0, binding = 9) writeonly buffer Out { uint outv[]; };
 
-const uint kDivisors = 35, kProgram = 47;
+const uint kDivisors = EW_PARAM_DIVISORS, kProgram = EW_PARAM_PROGRAM;
 
 // Specialized copies: words 1..4 and the program (specialize.glsl).
 SPEC_PARAM(1) SPEC_PARAM(2) SPEC_PARAM(3) SPEC_PARAM(4)
-SPEC_PARAM(47) SPEC_PARAM(48) SPEC_PARAM(49)
-SPEC_PARAM(50) SPEC_PARAM(51) SPEC_PARAM(52)
-SPEC_PARAM(53) SPEC_PARAM(54) SPEC_PARAM(55)
-SPEC_PARAM(56) SPEC_PARAM(57) SPEC_PARAM(58)
-SPEC_PARAM(59) SPEC_PARAM(60) SPEC_PARAM(61)
-SPEC_PARAM(62) SPEC_PARAM(63) SPEC_PARAM(64)
-SPEC_PARAM(65) SPEC_PARAM(66) SPEC_PARAM(67)
-SPEC_PARAM(68) SPEC_PARAM(69) SPEC_PARAM(70)
 SPEC_PARAM(71) SPEC_PARAM(72) SPEC_PARAM(73)
 SPEC_PARAM(74) SPEC_PARAM(75) SPEC_PARAM(76)
 SPEC_PARAM(77) SPEC_PARAM(78) SPEC_PARAM(79)
@@ -57,6 +53,14 @@ SPEC_PARAM(83) SPEC_PARAM(84) SPEC_PARAM(85)
 SPEC_PARAM(86) SPEC_PARAM(87) SPEC_PARAM(88)
 SPEC_PARAM(89) SPEC_PARAM(90) SPEC_PARAM(91)
 SPEC_PARAM(92) SPEC_PARAM(93) SPEC_PARAM(94)
+SPEC_PARAM(95) SPEC_PARAM(96) SPEC_PARAM(97)
+SPEC_PARAM(98) SPEC_PARAM(99) SPEC_PARAM(100)
+SPEC_PARAM(101) SPEC_PARAM(102) SPEC_PARAM(103)
+SPEC_PARAM(104) SPEC_PARAM(105) SPEC_PARAM(106)
+SPEC_PARAM(107) SPEC_PARAM(108) SPEC_PARAM(109)
+SPEC_PARAM(110) SPEC_PARAM(111) SPEC_PARAM(112)
+SPEC_PARAM(113) SPEC_PARAM(114) SPEC_PARAM(115)
+SPEC_PARAM(116) SPEC_PARAM(117) SPEC_PARAM(118)
 
 uint linearMask() { return PARAM(4); }
 
@@ -64,63 +68,69 @@ uint linearMask() { return PARAM(4); }
 uint programWord(uint w) {
   if (!kSpecialized) return p[kProgram + w];
   switch (w) {
-    case 0: return sp47;
-    case 1: return sp48;
-    case 2: return sp49;
-    case 3: return sp50;
-    case 4: return sp51;
-    case 5: return sp52;
-    case 6: return sp53;
-    case 7: return sp54;
-    case 8: return sp55;
-    case 9: return sp56;
-    case 10: return sp57;
-    case 11: return sp58;
-    case 12: return sp59;
-    case 13: return sp60;
-    case 14: return sp61;
-    case 15: return sp62;
-    case 16: return sp63;
-    case 17: return sp64;
-    case 18: return sp65;
-    case 19: return sp66;
-    case 20: return sp67;
-    case 21: return sp68;
-    case 22: return sp69;
-    case 23: return sp70;
-    case 24: return sp71;
-    case 25: return sp72;
-    case 26: return sp73;
-    case 27: return sp74;
-    case 28: return sp75;
-    case 29: return sp76;
-    case 30: return sp77;
-    case 31: return sp78;
-    case 32: return sp79;
-    case 33: return sp80;
-    case 34: return sp81;
-    case 35: return sp82;
-    case 36: return sp83;
-    case 37: return sp84;
-    case 38: return sp85;
-    case 39: return sp86;
-    case 40: return sp87;
-    case 41: return sp88;
-    case 42: return sp89;
-    case 43: return sp90;
-    case 44: return sp91;
-    case 45: return sp92;
-    case 46: return sp93;
-    case 47: return sp94;
+    case 0: return sp71;
+    case 1: return sp72;
+    case 2: return sp73;
+    case 3: return sp74;
+    case 4: return sp75;
+    case 5: return sp76;
+    case 6: return sp77;
+    case 7: return sp78;
+    case 8: return sp79;
+    case 9: return sp80;
+    case 10: return sp81;
+    case 11: return sp82;
+    case 12: return sp83;
+    case 13: return sp84;
+    case 14: return sp85;
+    case 15: return sp86;
+    case 16: return sp87;
+    case 17: return sp88;
+    case 18: return sp89;
+    case 19: return sp90;
+    case 20: return sp91;
+    case 21: return sp92;
+    case 22: return sp93;
+    case 23: return sp94;
+    case 24: return sp95;
+    case 25: return sp96;
+    case 26: return sp97;
+    case 27: return sp98;
+    case 28: return sp99;
+    case 29: return sp100;
+    case 30: return sp101;
+    case 31: return sp102;
+    case 32: return sp103;
+    case 33: return sp104;
+    case 34: return sp105;
+    case 35: return sp106;
+    case 36: return sp107;
+    case 37: return sp108;
+    case 38: return sp109;
+    case 39: return sp110;
+    case 40: return sp111;
+    case 41: return sp112;
+    case 42: return sp113;
+    case 43: return sp114;
+    case 44: return sp115;
+    case 45: return sp116;
+    case 46: return sp117;
+    case 47: return sp118;
   }
   return 0u;
 }
 
 uint loadInput(uint k, uint i) {
-  if (k == 0) return in0[i];
-  if (k == 1) return in1[i];
-  if (k == 2) return in2[i];
-  return in3[i];
+  switch (k) {
+    case 0: return in0[i];
+    case 1: return in1[i];
+    case 2: return in2[i];
+    case 3: return in3[i];
+    case 4: return in4[i];
+    case 5: return in5[i];
+    case 6: return in6[i];
+  }
+  return in7[i];
 }
 
 // Integer divisions dominate here: each a multiply-high and a shift, none
@@ -140,7 +150,8 @@ uint inputIndex(uint k, uint i) {
 void main() {
   uint i = linearInvocation();
   if (i >= p[0]) return;
-  uint r[EW_MAX_REGS] = uint[EW_MAX_REGS](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+  uint r[EW_MAX_REGS];
+  [[unroll]] for (uint k = 0; k < EW_MAX_REGS; ++k) r[k] = 0u;
   const uint mask = EW_MAX_REGS - 1;
   // A specialized copy has constant trip counts and words: the driver
   // unrolls both loops and folds each step's op switch and register indices.

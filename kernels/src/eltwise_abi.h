@@ -3,8 +3,10 @@
 // fused_eltwise limits against them with a static_assert.
 #ifndef MGC_ELTWISE_ABI_H_
 #define MGC_ELTWISE_ABI_H_
-#define EW_MAX_INPUTS 4   // bindings 1..4
+#define EW_MAX_INPUTS 8   // bindings 1..8
 #define EW_MAX_INSTRS 16  // instructions in one program
-#define EW_MAX_REGS 8     // registers of raw 32-bit words (a power of two: indices are masked)
+#define EW_MAX_REGS 16    // registers of raw 32-bit words (a power of two: indices are masked)
 #define EW_MAX_RANK 6     // output dims, broadcast strides per input
+#define EW_PARAM_DIVISORS 59  // eltwise.comp's params: the output dims' fast divisors,
+#define EW_PARAM_PROGRAM 71   // and the program (after 11 + 6 * EW_MAX_INPUTS strides)
 #endif

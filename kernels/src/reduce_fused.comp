@@ -6,14 +6,14 @@
 // (broadcastViewStrides) and splits its dims into kept and reduced ones.
 // Mode 0: one invocation per output; mode 1: one workgroup per output.
 //
-// Bindings: 1..4 = inputs (unused slots repeat input 0), 5 = out.
+// Bindings: 1..8 = inputs (unused slots repeat input 0), 9 = out.
 // Params:
 //   p[0] outCount  p[1] R (reduced extent)  p[2] op (0 sum, 1 mean, 2 max,
 //   3 min)  p[3] 0  p[4] mode
 //   p[5..10] kept dims (6, leading 1s)      p[11..16] reduced dims
 //   p[17] numInputs  p[18] numInstrs  p[19] outReg (as eltwise.comp's)
-//   p[20 + 6k + d] kept strides of input k  p[44 + 6k + d] reduced strides
-//   p[68 + 3j ..] instruction j (eltwise.comp's encoding)
+//   p[20 + 6k + d] kept strides of input k  p[68 + 6k + d] reduced strides
+//   p[116 + 3j ..] instruction j (eltwise.comp's encoding)
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 128) in;
@@ -28,9 +28,13 @@ layout(std430, set = 0, binding = 1) readonly buffer In0 { uint in0[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In1 { uint in1[]; };
 layout(std430, set = 0, binding = 3) readonly buffer In2 { uint in2[]; };
 layout(std430, set = 0, binding = 4) readonly buffer In3 { uint in3[]; };
-layout(std430, set = 0, binding = 5) writeonly buffer Out { uint outv[]; };
+layout(std430, set = 0, binding = 5) readonly buffer In4 { uint in4[]; };
+layout(std430, set = 0, binding = 6) readonly buffer In5 { uint in5[]; };
+layout(std430, set = 0, binding = 7) readonly buffer In6 { uint in6[]; };
+layout(std430, set = 0, binding = 8) readonly buffer In7 { uint in7[]; };
+layout(std430, set = 0, binding = 9) writeonly buffer Out { uint outv[]; };
 
-const uint kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 44, kProgram = 68;
+const uint kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 68, kProgram = 116;
 
 // Specialized copies (kernels/specialize.h): every word is a constant, so
 // the driver folds the walks, unrolls the program and loads only the live
@@ -44,7 +48,11 @@ SPEC_PARAM(60) SPEC_PARAM(61) SPEC_PARAM(62) SPEC_PARAM(63) SPEC_PARAM(64) SPEC_
 SPEC_PARAM(72) SPEC_PARAM(73) SPEC_PARAM(74) SPEC_PARAM(75) SPEC_PARAM(76) SPEC_PARAM(77) SPEC_PARAM(78) SPEC_PARAM(79) SPEC_PARAM(80) SPEC_PARAM(81) SPEC_PARAM(82) SPEC_PARAM(83)
 SPEC_PARAM(84) SPEC_PARAM(85) SPEC_PARAM(86) SPEC_PARAM(87) SPEC_PARAM(88) SPEC_PARAM(89) SPEC_PARAM(90) SPEC_PARAM(91) SPEC_PARAM(92) SPEC_PARAM(93) SPEC_PARAM(94) SPEC_PARAM(95)
 SPEC_PARAM(96) SPEC_PARAM(97) SPEC_PARAM(98) SPEC_PARAM(99) SPEC_PARAM(100) SPEC_PARAM(101) SPEC_PARAM(102) SPEC_PARAM(103) SPEC_PARAM(104) SPEC_PARAM(105) SPEC_PARAM(106) SPEC_PARAM(107)
-SPEC_PARAM(108) SPEC_PARAM(109) SPEC_PARAM(110) SPEC_PARAM(111) SPEC_PARAM(112) SPEC_PARAM(113) SPEC_PARAM(114) SPEC_PARAM(115)
+SPEC_PARAM(108) SPEC_PARAM(109) SPEC_PARAM(110) SPEC_PARAM(111) SPEC_PARAM(112) SPEC_PARAM(113) SPEC_PARAM(114) SPEC_PARAM(115) SPEC_PARAM(116) SPEC_PARAM(117) SPEC_PARAM(118) SPEC_PARAM(119)
+SPEC_PARAM(120) SPEC_PARAM(121) SPEC_PARAM(122) SPEC_PARAM(123) SPEC_PARAM(124) SPEC_PARAM(125) SPEC_PARAM(126) SPEC_PARAM(127) SPEC_PARAM(128) SPEC_PARAM(129) SPEC_PARAM(130) SPEC_PARAM(131)
+SPEC_PARAM(132) SPEC_PARAM(133) SPEC_PARAM(134) SPEC_PARAM(135) SPEC_PARAM(136) SPEC_PARAM(137) SPEC_PARAM(138) SPEC_PARAM(139) SPEC_PARAM(140) SPEC_PARAM(141) SPEC_PARAM(142) SPEC_PARAM(143)
+SPEC_PARAM(144) SPEC_PARAM(145) SPEC_PARAM(146) SPEC_PARAM(147) SPEC_PARAM(148) SPEC_PARAM(149) SPEC_PARAM(150) SPEC_PARAM(151) SPEC_PARAM(152) SPEC_PARAM(153) SPEC_PARAM(154) SPEC_PARAM(155)
+SPEC_PARAM(156) SPEC_PARAM(157) SPEC_PARAM(158) SPEC_PARAM(159) SPEC_PARAM(160) SPEC_PARAM(161) SPEC_PARAM(162) SPEC_PARAM(163)
 uint param(uint k) {
   if (kSpecialized) switch (k) {
       SPEC_CASE(0) SPEC_CASE(1) SPEC_CASE(2) SPEC_CASE(3) SPEC_CASE(4) SPEC_CASE(5) SPEC_CASE(6) SPEC_CASE(7) SPEC_CASE(8) SPEC_CASE(9) SPEC_CASE(10) SPEC_CASE(11)
@@ -52,7 +60,11 @@ uint param(uint k) {
       SPEC_CASE(24) SPEC_CASE(25) SPEC_CASE(26) SPEC_CASE(27) SPEC_CASE(28) SPEC_CASE(29) SPEC_CASE(30) SPEC_CASE(31) SPEC_CASE(32) SPEC_CASE(33) SPEC_CASE(34) SPEC_CASE(35)
       SPEC_CASE(36) SPEC_CASE(37) SPEC_CASE(38) SPEC_CASE(39) SPEC_CASE(40) SPEC_CASE(41) SPEC_CASE(42) SPEC_CASE(43) SPEC_CASE(44) SPEC_CASE(45) SPEC_CASE(46) SPEC_CASE(47)
       SPEC_CASE(48) SPEC_CASE(49) SPEC_CASE(50) SPEC_CASE(51) SPEC_CASE(52) SPEC_CASE(53) SPEC_CASE(54) SPEC_CASE(55) SPEC_CASE(56) SPEC_CASE(57) SPEC_CASE(58) SPEC_CASE(59)
-      SPEC_CASE(60) SPEC_CASE(61) SPEC_CASE(62) SPEC_CASE(63) SPEC_CASE(64) SPEC_CASE(65) SPEC_CASE(66) SPEC_CASE(67)
+      SPEC_CASE(60) SPEC_CASE(61) SPEC_CASE(62) SPEC_CASE(63) SPEC_CASE(64) SPEC_CASE(65) SPEC_CASE(66) SPEC_CASE(67) SPEC_CASE(68) SPEC_CASE(69) SPEC_CASE(70) SPEC_CASE(71)
+      SPEC_CASE(72) SPEC_CASE(73) SPEC_CASE(74) SPEC_CASE(75) SPEC_CASE(76) SPEC_CASE(77) SPEC_CASE(78) SPEC_CASE(79) SPEC_CASE(80) SPEC_CASE(81) SPEC_CASE(82) SPEC_CASE(83)
+      SPEC_CASE(84) SPEC_CASE(85) SPEC_CASE(86) SPEC_CASE(87) SPEC_CASE(88) SPEC_CASE(89) SPEC_CASE(90) SPEC_CASE(91) SPEC_CASE(92) SPEC_CASE(93) SPEC_CASE(94) SPEC_CASE(95)
+      SPEC_CASE(96) SPEC_CASE(97) SPEC_CASE(98) SPEC_CASE(99) SPEC_CASE(100) SPEC_CASE(101) SPEC_CASE(102) SPEC_CASE(103) SPEC_CASE(104) SPEC_CASE(105) SPEC_CASE(106) SPEC_CASE(107)
+      SPEC_CASE(108) SPEC_CASE(109) SPEC_CASE(110) SPEC_CASE(111) SPEC_CASE(112) SPEC_CASE(113) SPEC_CASE(114) SPEC_CASE(115)
     }
   return p[k];
 }
@@ -60,41 +72,49 @@ uint param(uint k) {
 
 uint programWord(uint w) {
   if (kSpecialized) switch (kProgram + w) {
-      SPEC_CASE(68) SPEC_CASE(69) SPEC_CASE(70) SPEC_CASE(71) SPEC_CASE(72) SPEC_CASE(73) SPEC_CASE(74) SPEC_CASE(75) SPEC_CASE(76) SPEC_CASE(77) SPEC_CASE(78) SPEC_CASE(79)
-      SPEC_CASE(80) SPEC_CASE(81) SPEC_CASE(82) SPEC_CASE(83) SPEC_CASE(84) SPEC_CASE(85) SPEC_CASE(86) SPEC_CASE(87) SPEC_CASE(88) SPEC_CASE(89) SPEC_CASE(90) SPEC_CASE(91)
-      SPEC_CASE(92) SPEC_CASE(93) SPEC_CASE(94) SPEC_CASE(95) SPEC_CASE(96) SPEC_CASE(97) SPEC_CASE(98) SPEC_CASE(99) SPEC_CASE(100) SPEC_CASE(101) SPEC_CASE(102) SPEC_CASE(103)
-      SPEC_CASE(104) SPEC_CASE(105) SPEC_CASE(106) SPEC_CASE(107) SPEC_CASE(108) SPEC_CASE(109) SPEC_CASE(110) SPEC_CASE(111) SPEC_CASE(112) SPEC_CASE(113) SPEC_CASE(114) SPEC_CASE(115)
+      SPEC_CASE(116) SPEC_CASE(117) SPEC_CASE(118) SPEC_CASE(119) SPEC_CASE(120) SPEC_CASE(121) SPEC_CASE(122) SPEC_CASE(123) SPEC_CASE(124) SPEC_CASE(125) SPEC_CASE(126) SPEC_CASE(127)
+      SPEC_CASE(128) SPEC_CASE(129) SPEC_CASE(130) SPEC_CASE(131) SPEC_CASE(132) SPEC_CASE(133) SPEC_CASE(134) SPEC_CASE(135) SPEC_CASE(136) SPEC_CASE(137) SPEC_CASE(138) SPEC_CASE(139)
+      SPEC_CASE(140) SPEC_CASE(141) SPEC_CASE(142) SPEC_CASE(143) SPEC_CASE(144) SPEC_CASE(145) SPEC_CASE(146) SPEC_CASE(147) SPEC_CASE(148) SPEC_CASE(149) SPEC_CASE(150) SPEC_CASE(151)
+      SPEC_CASE(152) SPEC_CASE(153) SPEC_CASE(154) SPEC_CASE(155) SPEC_CASE(156) SPEC_CASE(157) SPEC_CASE(158) SPEC_CASE(159) SPEC_CASE(160) SPEC_CASE(161) SPEC_CASE(162) SPEC_CASE(163)
     }
   return p[kProgram + w];
 }
 
 uint loadInput(uint k, uint i) {
-  if (k == 0) return in0[i];
-  if (k == 1) return in1[i];
-  if (k == 2) return in2[i];
-  return in3[i];
+  switch (k) {
+    case 0: return in0[i];
+    case 1: return in1[i];
+    case 2: return in2[i];
+    case 3: return in3[i];
+    case 4: return in4[i];
+    case 5: return in5[i];
+    case 6: return in6[i];
+  }
+  return in7[i];
 }
 
-// Each input's offset of linear index `index` over dims at p[dims..]:
-// one division per axis for all four.
-uvec4 walk(uint index, uint dims, uint strides) {
-  uvec4 off = uvec4(0u);
+uint numInputs() { return min(param(17), uint(EW_MAX_INPUTS)); }
+
+// Adds each input's offset of linear index `index` over dims at p[dims..]
+// to off[]: one division per axis for all the inputs.
+void walk(uint index, uint dims, uint strides, inout uint off[EW_MAX_INPUTS]) {
+  const uint n = numInputs();
   for (int d = 5; d >= 0 && index != 0u; --d) {
     uint q = index / param(dims + d);
     uint digit = index - q * param(dims + d);
-    off += digit * uvec4(param(strides + d), param(strides + 6 + d), param(strides + 12 + d), param(strides + 18 + d));
+    [[unroll]] for (uint k = 0; k < n; ++k) off[k] += digit * param(strides + 6 * k + d);
     index = q;
   }
-  return off;
 }
 
 // The program's value at the inputs' offsets.
-uint value(uvec4 off) {
-  uint r[EW_MAX_REGS] = uint[EW_MAX_REGS](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+uint value(uint off[EW_MAX_INPUTS]) {
+  uint r[EW_MAX_REGS];
+  [[unroll]] for (uint k = 0; k < EW_MAX_REGS; ++k) r[k] = 0u;
   const uint mask = EW_MAX_REGS - 1;
-  const uint numInputs = min(param(17), uint(EW_MAX_INPUTS));
+  const uint n = numInputs();
   const uint numInstrs = min(param(18), uint(EW_MAX_INSTRS));
-  [[unroll]] for (uint k = 0; k < numInputs; ++k) r[k] = loadInput(k, off[k]);
+  [[unroll]] for (uint k = 0; k < n; ++k) r[k] = loadInput(k, off[k]);
   [[unroll]] for (uint j = 0; j < numInstrs; ++j) {
     uint w = programWord(3 * j);
     r[(w >> 8) & mask] = execute(w & 255u, r[(w >> 12) & mask], r[(w >> 16) & mask], r[(w >> 20) & mask],
@@ -103,38 +123,57 @@ uint value(uvec4 off) {
   return r[param(19) & mask];
 }
 
-// Partial sum over r = first, first + step, ... (reduce.comp's walk: rows
-// of the innermost reduced dim when it is at least `step` long).
-uint partial(uvec4 base, uint first, uint step, uint op) {
+// Partial sum over r = first, first + step, ... from the inputs' offsets
+// `base`. When the innermost reduced dim is at least `step` long, the
+// reduced extent is walked as rows of it (reduce.comp's walk: one index
+// decomposition per row); otherwise each r is decomposed. One loop with
+// one call of value(), so a specialized copy holds the program once
+// (lavapipe compiles each copy with LLVM: four inlined copies of the
+// program made a training bundle's load several times slower).
+uint partial(uint base[EW_MAX_INPUTS], uint first, uint step, uint op) {
   uint val = identity(op, false), idx = 0u;
-  uint inner = param(kRedDims + 5);
-  uvec4 innerStride = uvec4(param(kRedStrides + 5), param(kRedStrides + 11), param(kRedStrides + 17),
-                            param(kRedStrides + 23));
-  if (inner >= step) {
-    uint rows = param(1) / inner;
-    for (uint row = 0; row < rows; ++row) {
-      uvec4 rowBase = base + walk(row * inner, kRedDims, kRedStrides);
-      for (uint i = first; i < inner; i += step) accumulate(op, false, value(rowBase + i * innerStride), 0u, val, idx);
+  const uint n = numInputs();
+  const uint inner = param(kRedDims + 5), R = param(1);
+  const bool byRows = inner >= step;
+  const uint rows = byRows ? R / inner : 1u;
+  uint row = 0u, i = first;
+  uint rowBase[EW_MAX_INPUTS] = base, off[EW_MAX_INPUTS];
+  while (byRows ? row < rows : i < R) {
+    if (byRows) {
+      [[unroll]] for (uint k = 0; k < n; ++k) off[k] = rowBase[k] + i * param(kRedStrides + 6 * k + 5);
+    } else {
+      off = base;
+      walk(i, kRedDims, kRedStrides, off);
     }
-    return val;
+    accumulate(op, false, value(off), 0u, val, idx);
+    i += step;
+    if (byRows && i >= inner) {
+      i = first;
+      ++row;
+      rowBase = base;
+      walk(row * inner, kRedDims, kRedStrides, rowBase);
+    }
   }
-  for (uint r = first; r < param(1); r += step)
-    accumulate(op, false, value(base + walk(r, kRedDims, kRedStrides)), 0u, val, idx);
   return val;
 }
 
+// The inputs' offsets of output o.
+void outputBase(uint o, out uint base[EW_MAX_INPUTS]) {
+  [[unroll]] for (uint k = 0; k < EW_MAX_INPUTS; ++k) base[k] = 0u;
+  walk(o, kKeptDims, kKeptStrides, base);
+}
+
 void main() {
-  uint op = param(2);
-  if (param(4) == 0) {
-    uint o = linearInvocation();
-    if (o >= param(0)) return;
-    outv[o] = finish(op, false, partial(walk(o, kKeptDims, kKeptStrides), 0, 1, op), param(1));
-    return;
-  }
-  uint o = linearGroup();  // uniform: the whole workgroup returns together
+  const uint op = param(2);
+  // Mode 1: a workgroup per output (o uniform: the whole group returns
+  // together); mode 0: an invocation per output.
+  const bool perGroup = param(4) != 0;
+  const uint o = perGroup ? linearGroup() : linearInvocation();
   if (o >= param(0)) return;
-  uint t = gl_LocalInvocationIndex;
-  uint val = partial(walk(o, kKeptDims, kKeptStrides), t, 128, op), idx = 0u;
-  reduceGroup(t, op, false, val, idx);
+  const uint t = perGroup ? gl_LocalInvocationIndex : 0u;
+  uint base[EW_MAX_INPUTS];
+  outputBase(o, base);
+  uint val = partial(base, t, perGroup ? 128u : 1u, op), idx = 0u;
+  if (perGroup) reduceGroup(t, op, false, val, idx);
   if (t == 0) outv[o] = finish(op, false, val, param(1));
 }

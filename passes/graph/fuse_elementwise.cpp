@@ -17,8 +17,8 @@
 // longer waits for them — a barrier level less on the GPU. That is what
 // shortens a training step's chains of per-channel statistics (BatchNorm's
 // rsqrt(var + eps) · gamma, used forward and backward). A group stays
-// within the kernel's limits: ≤ 4 distinct tensor inputs, ≤ 16
-// instructions, ≤ 7 registers (+1 scratch). Scalar f32 constants become
+// within the kernel's limits: ≤ 8 distinct tensor inputs, ≤ 16
+// instructions, ≤ 15 registers (+1 scratch). Scalar f32 constants become
 // inline immediates. The fused node takes the root's place (every input is
 // defined by then) and writes the root's value; a recomputed producer left
 // without users is removed. Runs after fuse-conv-epilogue, so activations

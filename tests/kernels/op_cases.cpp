@@ -109,6 +109,14 @@ void binaryCases(Builder& b) {
         {{"ops", std::string("mul,sigmoid,where,max")},
          {"args", std::vector<int64_t>{1, 2, 0, 4, 0, 0, 0, 5, 3, 6, -1, 0}},
          {"dtypes", std::vector<int64_t>{0, 0, 0, 0}}, {"fargs", Floats(8, 0.0)}, {"consts", Floats{-0.25}}});
+  // 8 inputs (the kernel's most), each broadcast differently: a BatchNorm
+  // step with its statistics recomputed, plus a ReLU mask and a residual.
+  b.add("fused_eltwise 8 inputs", Op::FusedEltwise,
+        {N(F({4, 5, 6})), N(F({1, 5, 1})), N(F({5, 1})), N(F({1, 5, 1})), N(F({5, 1})), N(F({4, 5, 6})), N(F({6})),
+         N(F({4, 1, 1}))},
+        {{"ops", std::string("sub,mul,add,mul,add,max,mul,add,add")},
+         {"args", std::vector<int64_t>{0, 1, 0, 8, 2, 0, 9, 3, 0, 10, 4, 0, 11, 5, 0, 12, -1, 0, 13, 6, 0, 14, 7, 0, 15, 0, 0}},
+         {"dtypes", std::vector<int64_t>(9, 0)}, {"fargs", Floats(18, 0.0)}, {"consts", Floats{0.0}}});
   b.add("fused_eltwise leaky_relu clip", Op::FusedEltwise, {N(F({5, 7}))},
         {{"ops", std::string("leaky_relu,clip")}, {"args", std::vector<int64_t>{0, 0, 0, 1, 0, 0}},
          {"dtypes", std::vector<int64_t>{0, 0}}, {"fargs", Floats{0.1, 0.0, -0.5, 0.8}}});
@@ -406,6 +414,9 @@ void reduceCases(Builder& b) {
         fused("sub,mul", {0, 1, 0, 2, 2, 0}, {}, "sum", {4, 6, 5, 7}, {3}, 0));
   b.add("fused_reduce relu grad bool", Op::FusedReduce, {B({5, 6, 7}), N(F({5, 6, 7})), N(F({1, 6, 7}))},
         fused("where,mul", {0, 1, -1, 3, 2, 0}, {0.0}, "sum", {5, 6, 7}, {0, 2}, 0));
+  b.add("fused_reduce 6 inputs long rows", Op::FusedReduce,
+        {N(F({3, 400})), N(F({3, 1})), N(F({3, 400})), N(F({400})), N(F({3, 1})), N(F({1, 400}))},
+        fused("sub,mul,mul,add,mul", {0, 1, 0, 6, 2, 0, 7, 3, 0, 8, 4, 0, 9, 5, 0}, {}, "sum", {3, 400}, {1}, 1));
   b.add("fused_reduce max abs all", Op::FusedReduce, {N(F(s))}, fused("abs", {0, 0, 0}, {}, "max", s, {}, 0));
   b.add("fused_reduce min 4 inputs", Op::FusedReduce, {N(F(s)), N(F({6, 1})), N(F({7})), N(F({5, 1, 1}))},
         fused("add,mul,sub", {0, 1, 0, 4, 2, 0, 5, 3, 0}, {}, "min", s, {0, 1}, 1));

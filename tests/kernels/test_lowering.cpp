@@ -112,24 +112,25 @@ TEST_CASE("eltwise specializes to its program: constants mirror the params words
   const KernelVariantBinary& portable = kb.portable();
   std::vector<uint32_t> ids = kern::paramSpecIds(portable.spirv, portable.spirvWords);
   std::vector<uint32_t> want = {1, 2, 3, 4};
-  for (uint32_t w = 47; w < 47 + 3 * EW_MAX_INSTRS; ++w) want.push_back(w);
+  constexpr uint32_t P = EW_PARAM_PROGRAM;
+  for (uint32_t w = P; w < P + 3 * EW_MAX_INSTRS; ++w) want.push_back(w);
   CHECK(ids == want);
   // Kernels without the flag are never specialized.
   const KernelBinary& mm = *findKernel("matmul");
   CHECK(kern::paramSpecIds(mm.portable().spirv, mm.portable().spirvWords).empty());
   CHECK(specializationKey(mm, {1, 2, 3}) == "matmul");
 
-  std::vector<uint32_t> params(47 + 3 * EW_MAX_INSTRS, 0);
-  params[1] = 2, params[2] = 3, params[3] = 5, params[4] = 1, params[47] = 0x1234, params[49] = 77;
+  std::vector<uint32_t> params(P + 3 * EW_MAX_INSTRS, 0);
+  params[1] = 2, params[2] = 3, params[3] = 5, params[4] = 1, params[P] = 0x1234, params[P + 2] = 77;
   const mgb::KernelEntry entry = specializedKernelEntry(kb, params);
   REQUIRE(entry.variants.size() == kb.variantCount);
   auto spec = specConstants(entry.variants.back().spirv);
   CHECK(spec.at(kern::kSpecializedId).first == 48);  // OpSpecConstantTrue
   CHECK(spec.at(2) == std::make_pair(50u, 3u));
   CHECK(spec.at(3) == std::make_pair(50u, 5u));
-  CHECK(spec.at(47) == std::make_pair(50u, 0x1234u));
-  CHECK(spec.at(49) == std::make_pair(50u, 77u));
-  CHECK(spec.at(50) == std::make_pair(50u, 0u));
+  CHECK(spec.at(P) == std::make_pair(50u, 0x1234u));
+  CHECK(spec.at(P + 2) == std::make_pair(50u, 77u));
+  CHECK(spec.at(P + 3) == std::make_pair(50u, 0u));
   // The generic module keeps the flag false, and the copy differs from it
   // only in those literal words.
   auto generic = specConstants(kernelEntry(kb).variants.back().spirv);
@@ -140,7 +141,7 @@ TEST_CASE("eltwise specializes to its program: constants mirror the params words
   std::vector<uint32_t> other = params;
   other[0] = 999;  // the element count is not specialized
   CHECK(specializationKey(kb, other) == specializationKey(kb, params));
-  other[48] = 1;
+  other[P + 1] = 1;
   CHECK(specializationKey(kb, other) != specializationKey(kb, params));
   // Short params leave the rest at their defaults; a broken module is an error.
   CHECK_NOTHROW(specializedKernelEntry(kb, {0, 1}));
@@ -259,15 +260,15 @@ TEST_CASE("eltwise params: program limits and broadcast strides") {
   std::vector<DispatchPlan> plans = lowerNode(g, g.nodes[0]);
   REQUIRE(plans.size() == 1);
   const std::vector<uint32_t>& p = plans[0].params;
-  REQUIRE(p.size() == 47 + 3);
+  REQUIRE(p.size() == EW_PARAM_PROGRAM + 3);
   CHECK(p[0] == 210);
   CHECK(p[1] == 2);
   CHECK(p[4] == 0);  // neither input is laid out like the output
   CHECK(std::vector<uint32_t>(p.begin() + 5, p.begin() + 11) == std::vector<uint32_t>{1, 1, 1, 5, 6, 7});
   CHECK(std::vector<uint32_t>(p.begin() + 11, p.begin() + 17) == std::vector<uint32_t>{0, 0, 0, 7, 0, 1});
   CHECK(std::vector<uint32_t>(p.begin() + 17, p.begin() + 23) == std::vector<uint32_t>{0, 0, 0, 0, 1, 0});
-  CHECK((p[47] & 255) == uint32_t(EwOp::ADD_F));
-  CHECK(plans[0].bindings == std::vector<ValueId>{a, b, a, a, g.nodes[0].outputs[0]});
+  CHECK((p[EW_PARAM_PROGRAM] & 255) == uint32_t(EwOp::ADD_F));
+  CHECK(plans[0].bindings == std::vector<ValueId>{a, b, a, a, a, a, a, a, g.nodes[0].outputs[0]});
 
   EltwiseProgram prog;
   prog.numInputs = 1;
