@@ -190,7 +190,10 @@ FusedRegisters assignFusedRegisters(const FusedProgram& p, int numInputs) {
 }
 
 HostTensor evalFusedEltwise(const Graph& g, const Node& n, const std::vector<const HostTensor*>& inputs) {
-  Graph sub = expandFusedEltwise(g, n);
+  return evalExpansion(expandFusedEltwise(g, n), inputs);
+}
+
+HostTensor evalExpansion(const Graph& sub, const std::vector<const HostTensor*>& inputs) {
   std::map<std::string, HostTensor> byName;
   for (size_t k = 0; k < inputs.size(); ++k) byName["in" + std::to_string(k)] = *inputs[k];
   std::map<std::string, HostTensor> out = evalGraph(sub, byName);

@@ -74,5 +74,7 @@ FusedRegisters assignFusedRegisters(const FusedProgram& p, int numInputs);
 
 // The reference semantics: the expansion evaluated node by node (evalGraph).
 HostTensor evalFusedEltwise(const Graph& g, const Node& n, const std::vector<const HostTensor*>& inputs);
+// An expansion's only output, its inputs "in0".. given in order.
+HostTensor evalExpansion(const Graph& sub, const std::vector<const HostTensor*>& inputs);
 
 }  // namespace mgc

@@ -1,7 +1,5 @@
 #include "ir/fused_reduce.h"
 
-#include <map>
-
 #include "ir/eval.h"
 #include "ir/fused_eltwise.h"
 
@@ -58,11 +56,7 @@ Graph expandFusedReduce(const Graph& g, const Node& n) {
 }
 
 HostTensor evalFusedReduce(const Graph& g, const Node& n, const std::vector<const HostTensor*>& inputs) {
-  Graph sub = expandFusedReduce(g, n);
-  std::map<std::string, HostTensor> byName;
-  for (size_t k = 0; k < inputs.size(); ++k) byName["in" + std::to_string(k)] = *inputs[k];
-  std::map<std::string, HostTensor> out = evalGraph(sub, byName);
-  return std::move(out.begin()->second);
+  return evalExpansion(expandFusedReduce(g, n), inputs);
 }
 
 std::optional<std::vector<int64_t>> broadcastViewStrides(const Shape& in, const Shape& full, const Shape& view) {
