@@ -134,6 +134,10 @@ bool buildProgram(const Graph& g, const std::vector<size_t>& group, FusedProgram
 struct ReduceRoot {
   size_t producer;
   std::vector<size_t> reshapes;  // node indices, from the reduction back
+  // The producer has other users and is not recomputable on its own: the
+  // group is taken only if, whole, it reads at most one tensor as large
+  // as the producer's result (readsLittle()).
+  bool wholeGroupMustReadLittle = false;
 };
 
 std::optional<ReduceRoot> reduceRoot(const Graph& g, const Node& n, const std::vector<int>& uses,
@@ -155,10 +159,27 @@ std::optional<ReduceRoot> reduceRoot(const Graph& g, const Node& n, const std::v
       v = pn.inputs[0];
       continue;
     }
-    if (!fusable(g, pn, true) || (!alone && !recomputable(g, pn, isUpdatedState))) return std::nullopt;
+    if (!fusable(g, pn, true)) return std::nullopt;
     root.producer = size_t(p);
+    root.wholeGroupMustReadLittle = !alone && !recomputable(g, pn, isUpdatedState);
     return root;
   }
+}
+
+// Does a group that recomputes `root` (which stays for its other users)
+// read no more bytes than reading root's value: at most one tensor as large
+// as it, and no state the step updates (recomputable()'s rule, for the
+// whole group)? BatchNorm's gradient sums a tree over (x - mean) and
+// per-channel values that dx also reads: the sum no longer waits for it.
+bool readsLittle(const Graph& g, const std::vector<ValueId>& inputs, const Node& root,
+                 const std::vector<bool>& isUpdatedState) {
+  const int64_t n = g.type(root.outputs[0]).numel();
+  int large = 0;
+  for (ValueId v : inputs) {
+    if (isUpdatedState[size_t(v)]) return false;
+    large += g.type(v).numel() >= n;
+  }
+  return large <= 1;
 }
 
 // Does the fused node compute exactly its root's value (an inline constant
@@ -228,6 +249,7 @@ void fuseElementwise(Graph& g) {
       }
     }
     if ((!red && group.size() < 2) || !buildProgram(g, group, &prog, &inputs)) continue;
+    if (red && red->wholeGroupMustReadLittle && !readsLittle(g, inputs, g.nodes[root], isUpdatedState)) continue;
     const Node& at = g.nodes[r];
     Node node{red ? Op::FusedReduce : Op::FusedEltwise, at.name, inputs, at.outputs, {}};
     writeFusedEltwise(node, prog);
