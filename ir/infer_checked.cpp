@@ -40,7 +40,7 @@ std::vector<TensorType> inferTypesChecked(const Graph& g, const Node& n) {
   bool axisIndexed = n.op == Op::Concat || n.op == Op::ArgMax || n.op == Op::Gather ||
                      (reduces && !n.ints("axes", {{}}).empty());
   if (axisIndexed && rank0 < 1) throw fail("expects an input of rank >= 1");
-  if ((n.op == Op::Reshape || n.op == Op::Expand) && n.has("shape")) {
+  if ((n.op == Op::Reshape || n.op == Op::Expand || n.op == Op::FusedReduce) && n.has("shape")) {
     int64_t count = 1;
     for (int64_t d : n.ints("shape")) {
       count = boundedProduct(count, d < 0 ? 0 : d, kMaxElements);

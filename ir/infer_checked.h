@@ -13,8 +13,9 @@ namespace mgc {
 // inferTypes() hardened for nodes built from untrusted input: first checks
 // the preconditions the shape rules assume (valid value ids, `none` only in
 // optional input slots, rank >= 1 where an axis indexes the shape, target
-// shapes whose element count fits in int64), then runs the rule; every
-// failure is an mgc::Error naming the node. Shared with the verifier.
+// shapes of reshape, expand and fused_reduce whose element count fits in
+// int64), then runs the rule; every failure is an mgc::Error naming the
+// node. Shared with the verifier.
 std::vector<TensorType> inferTypesChecked(const Graph& g, const Node& n);
 
 // Limits on what a text IR file may declare (documented in docs/ir.md).

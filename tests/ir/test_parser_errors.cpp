@@ -83,6 +83,9 @@ TEST_CASE("parser errors name file, line, column and reason", "[ir][parser]") {
       {"graph @g(%x: f99[2]) {\n  return\n}", "bad.mgir:1:14: expected a tensor type like f32[1,3], got 'f99'"},
       {"graph @g(%x: f32[2]) {\n  %y = reshape(%x) {shape = [2147483647, 2147483647, 2147483647]} : f32[2]\n  return %y\n}",
        "bad.mgir:2:8: node 'y' (reshape): target shape is too large"},
+      {"graph @g(%x: f32[2]) {\n  %y = fused_reduce(%x) {args = [0, 0, 0], axes = [1], dtypes = [0], fargs = [0.0, 0.0], "
+       "keepdims = 0, ops = \"neg\", reduce = \"sum\", shape = [2147483647, 2147483647, 2147483647]} : f32[2]\n  return %y\n}",
+       "bad.mgir:2:8: node 'y' (fused_reduce): target shape is too large"},
       {"graph @g(%x: f32[]) {\n  %y = argmax(%x) {axis = 0} : i64[]\n  return %y\n}",
        "bad.mgir:2:8: node 'y' (argmax): expects an input of rank >= 1"},
       {"graph @g(%x: f32[2]) {\n  %y = relu(%x) : f32[2]\n  return %y\n}\ngraph", "bad.mgir:5:1: expected end of file after the graph"},
