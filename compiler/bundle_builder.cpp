@@ -1,8 +1,10 @@
 #include "compiler/bundle_builder.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "kernels/lower.h"
 #include "kernels/kernel_entry.h"
@@ -121,14 +123,44 @@ TensorSlot BundleBuilder::stateSlot(const Graph& g, ValueId v) {
 
 // A kernel that declares specialization constants (kernels/specialize.h)
 // gets one copy per distinct set of the params words they mirror; the
-// others one entry for all their dispatches.
+// others one entry for all their dispatches. Copies are built in finish()
+// (buildKernels): those with a generated program compile GLSL.
 uint32_t BundleBuilder::kernelIndex(const DispatchPlan& p) {
   const KernelBinary* kb = findKernel(p.kernel);
   if (!kb) throw Error(source_ + ": node '" + p.node + "': no kernel named '" + p.kernel + "'");
   auto [it, inserted] =
       kernelIndex_.emplace(specializeKernels_ ? specializationKey(*kb, p.params) : p.kernel, uint32_t(spec_.kernels.size()));
-  if (inserted) spec_.kernels.push_back(specializeKernels_ ? specializedKernelEntry(*kb, p.params) : kernelEntry(*kb));
+  if (inserted) {
+    spec_.kernels.emplace_back();
+    pendingKernels_.push_back({it->second, kb, p.params, p.node});
+  }
   return it->second;
+}
+
+// The bundle's kernels, on up to 8 threads (each copy with a generated
+// program is a GLSL compile of a few milliseconds).
+void BundleBuilder::buildKernels() {
+  const size_t n = pendingKernels_.size();
+  std::vector<std::string> errors(n);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < n;) {
+      const PendingKernel& k = pendingKernels_[i];
+      try {
+        spec_.kernels[k.index] = specializeKernels_ ? specializedKernelEntry(*k.kb, k.params) : kernelEntry(*k.kb);
+      } catch (const Error& e) {
+        errors[i] = source_ + ": node '" + k.node + "': " + e.what();
+      }
+    }
+  };
+  const size_t threads = std::min<size_t>({n, 8, std::max(1u, std::thread::hardware_concurrency())});
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  pendingKernels_.clear();
+  for (const std::string& e : errors)
+    if (!e.empty()) throw Error(e);
 }
 
 void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::vector<PhaseTime>* phases) {
@@ -286,6 +318,9 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
 
 mgb::BundleImage BundleBuilder::finish(std::vector<PhaseTime>* phases, bool assemble) {
   auto t0 = Clock::now();
+  buildKernels();
+  if (phases) phases->push_back({"kernels", msSince(t0)});
+  t0 = Clock::now();
   spec_.producer = "mgc 0.1.0";
   const uint64_t weightsBytes = weightsBytes_;
   spec_.arenas = {{0, weightsBytes}, {1, activationBytes_}};

@@ -27,6 +27,7 @@
 #include "compiler/phase_time.h"
 #include "compiler/report.h"
 #include "formats/bundle_writer.h"
+#include "kernels/registry.h"
 #include "passes/plan/memory_plan.h"
 
 namespace mgc {
@@ -75,11 +76,19 @@ class BundleBuilder {
   };
   TensorSlot stateSlot(const Graph& g, ValueId v);
   uint32_t kernelIndex(const DispatchPlan& p);
+  void buildKernels();
 
   std::string source_;
   ReportBuilder* report_;
   mgb::BundleSpec spec_;
   std::map<std::string, uint32_t> kernelIndex_;  // kernel name (+ specialized words) → index
+  struct PendingKernel {  // a kernel entry finish() builds
+    uint32_t index;       // into spec_.kernels
+    const KernelBinary* kb;
+    std::vector<uint32_t> params;
+    std::string node;  // the first dispatch's, for errors
+  };
+  std::vector<PendingKernel> pendingKernels_;
   bool specializeKernels_ = true;
   // The data section is planned as pieces, each one tensor's bytes in its
   // device dtype at an offset of its arena, left where they are (the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/program_codegen.h"
 #include "kernels/specialize.h"
 
 namespace mgc {
@@ -37,7 +38,10 @@ std::string specializationKey(const KernelBinary& kb, const std::vector<uint32_t
 mgb::KernelEntry specializedKernelEntry(const KernelBinary& kb, const std::vector<uint32_t>& params) {
   mgb::KernelEntry ke = kernelEntry(kb);
   if (kb.specIdCount == 0) return ke;
-  for (mgb::KernelVariantEntry& v : ke.variants) v.spirv = kern::specializeSpirv(v.spirv.data(), v.spirv.size(), params);
+  for (mgb::KernelVariantEntry& v : ke.variants) {
+    if (v.tag == "portable" && kern::hasGeneratedProgram(kb.name, params)) v.spirv = kern::generatedProgramSpirv(kb.name, params);
+    v.spirv = kern::specializeSpirv(v.spirv.data(), v.spirv.size(), params);
+  }
   return ke;
 }
 

@@ -22,7 +22,9 @@ mgb::KernelEntry kernelEntry(const KernelBinary& kb);
 std::string specializationKey(const KernelBinary& kb, const std::vector<uint32_t>& params);
 
 // The copy of `kb` specialized to `params` (every variant's SPIR-V; the MSL
-// stays generic); kernelEntry(kb) when it declares no such constants.
+// stays generic); kernelEntry(kb) when it declares no such constants. The
+// portable SPIR-V of eltwise and reduce_fused is built with the dispatch's
+// program as code (kernels/program_codegen.h).
 mgb::KernelEntry specializedKernelEntry(const KernelBinary& kb, const std::vector<uint32_t>& params);
 
 }  // namespace mgc

@@ -20,7 +20,7 @@ done
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libshaderc-dev glslc spirv-tools spirv-cross libspirv-cross-c-shared-dev glslang-tools
+  libshaderc-dev glslang-dev glslc spirv-tools spirv-cross libspirv-cross-c-shared-dev glslang-tools
   libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev catch2

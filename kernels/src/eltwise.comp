@@ -133,35 +133,54 @@ uint loadInput(uint k, uint i) {
   return in7[i];
 }
 
-// Integer divisions dominate here: each a multiply-high and a shift, none
-// once the outer axes are all 0.
-uint inputIndex(uint k, uint i) {
-  if ((linearMask() & (1u << k)) != 0) return i;
-  uint rem = i, idx = 0;
+// A copy built by the compiler (kernels/program_codegen.h) has the
+// dispatch's program as code: programValue().
+#ifdef EW_GENERATED
+#include "ew_program.glsl"
+#endif
+
+// The inputs' element indices of output element i. One division per axis
+// for all the inputs (the digits of i: a multiply-high and a shift each),
+// none once the outer axes are all 0, none when every live input is laid
+// out like the output. A group often reads several per-channel values
+// ([1, C, 1, 1] statistics) beside one large tensor: a walk per input
+// divided once per input and axis.
+void inputIndices(uint i, uint numInputs, out uint idx[EW_MAX_INPUTS]) {
+  const uint live = (1u << numInputs) - 1u;
+  [[unroll]] for (uint k = 0; k < EW_MAX_INPUTS; ++k) idx[k] = (linearMask() & (1u << k)) != 0u ? i : 0u;
+  if ((linearMask() & live) == live) return;
+  uint rem = i;
   for (int d = 5; d >= 0 && rem != 0u; --d) {
-    uint dim = p[5 + d], stride = p[11 + 6 * k + d];
+    uint dim = p[5 + d];
     uint q = fastDiv(rem, dim, p[kDivisors + 2 * d], p[kDivisors + 2 * d + 1]);
-    if (stride != 0u) idx += (rem - q * dim) * stride;
+    uint digit = rem - q * dim;
+    [[unroll]] for (uint k = 0; k < numInputs; ++k)
+      if ((linearMask() & (1u << k)) == 0u) idx[k] += digit * p[11 + 6 * k + d];
     rem = q;
   }
-  return idx;
 }
 
 void main() {
   uint i = linearInvocation();
   if (i >= p[0]) return;
+  const uint numInputs = min(PARAM(1), uint(EW_MAX_INPUTS));
+  uint idx[EW_MAX_INPUTS];
+  inputIndices(i, numInputs, idx);
+#ifdef EW_GENERATED
+  outv[i] = programValue(idx);
+#else
   uint r[EW_MAX_REGS];
   [[unroll]] for (uint k = 0; k < EW_MAX_REGS; ++k) r[k] = 0u;
   const uint mask = EW_MAX_REGS - 1;
-  // A specialized copy has constant trip counts and words: the driver
-  // unrolls both loops and folds each step's op switch and register indices.
-  const uint numInputs = min(PARAM(1), uint(EW_MAX_INPUTS));
+  // A specialized copy has constant trip counts and words: the driver may
+  // unroll both loops and fold each step's op switch and register indices.
   const uint numInstrs = min(PARAM(2), uint(EW_MAX_INSTRS));
-  [[unroll]] for (uint k = 0; k < numInputs; ++k) r[k] = loadInput(k, inputIndex(k, i));
+  [[unroll]] for (uint k = 0; k < numInputs; ++k) r[k] = loadInput(k, idx[k]);
   [[unroll]] for (uint j = 0; j < numInstrs; ++j) {
     uint w = programWord(3 * j);
     r[(w >> 8) & mask] = execute(w & 255u, r[(w >> 12) & mask], r[(w >> 16) & mask], r[(w >> 20) & mask],
                                  programWord(3 * j + 1), programWord(3 * j + 2));
   }
   outv[i] = r[PARAM(3) & mask];
+#endif
 }

@@ -14,6 +14,7 @@
 //   p[5..10] kept dims (6, leading 1s)     p[11..16] kept input strides
 //   p[17..22] reduced dims (6, leading 1s) p[23..28] reduced input strides
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 128) in;
 #include "common.glsl"
 #include "specialize.glsl"
@@ -38,7 +39,7 @@ uint param(uint k) {
 // One division per axis, and none once the outer axes are all 0.
 uint walk(uint index, uint dims, uint strides) {
   uint off = 0;
-  for (int d = 5; d >= 0 && index != 0u; --d) {
+  [[unroll]] for (int d = 5; d >= 0 && (kSpecialized || index != 0u); --d) {
     uint q = index / param(dims + d);
     off += (index - q * param(dims + d)) * param(strides + d);
     index = q;

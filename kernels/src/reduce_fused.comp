@@ -96,10 +96,13 @@ uint loadInput(uint k, uint i) {
 uint numInputs() { return min(param(17), uint(EW_MAX_INPUTS)); }
 
 // Adds each input's offset of linear index `index` over dims at p[dims..]
-// to off[]: one division per axis for all the inputs.
+// to off[]: one division per axis for all the inputs. A specialized copy
+// walks all six axes unrolled, so every param index is a constant (the
+// dims of 1 fold away); the early exit would leave the loop rolled and each
+// param read a switch over the constants.
 void walk(uint index, uint dims, uint strides, inout uint off[EW_MAX_INPUTS]) {
   const uint n = numInputs();
-  for (int d = 5; d >= 0 && index != 0u; --d) {
+  [[unroll]] for (int d = 5; d >= 0 && (kSpecialized || index != 0u); --d) {
     uint q = index / param(dims + d);
     uint digit = index - q * param(dims + d);
     [[unroll]] for (uint k = 0; k < n; ++k) off[k] += digit * param(strides + 6 * k + d);
@@ -107,8 +110,17 @@ void walk(uint index, uint dims, uint strides, inout uint off[EW_MAX_INPUTS]) {
   }
 }
 
+// A copy built by the compiler (kernels/program_codegen.h) has the
+// dispatch's program as code: programValue().
+#ifdef EW_GENERATED
+#include "ew_program.glsl"
+#endif
+
 // The program's value at the inputs' offsets.
 uint value(uint off[EW_MAX_INPUTS]) {
+#ifdef EW_GENERATED
+  return programValue(off);
+#else
   uint r[EW_MAX_REGS];
   [[unroll]] for (uint k = 0; k < EW_MAX_REGS; ++k) r[k] = 0u;
   const uint mask = EW_MAX_REGS - 1;
@@ -121,6 +133,7 @@ uint value(uint off[EW_MAX_INPUTS]) {
                                  programWord(3 * j + 1), programWord(3 * j + 2));
   }
   return r[param(19) & mask];
+#endif
 }
 
 // Partial sum over r = first, first + step, ... from the inputs' offsets

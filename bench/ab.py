@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""A/B of mgc builds on the reference workloads, in one run on the GPU
+machine: each workload is exported once (bench/workloads.py's models and
+seeds), then every variant compiles it and times the forward and the AdamW
+train step (`mgc run`, GPU medians). A variant is LABEL=MGC_BINARY, or
+LABEL=MGC_BINARY:VAR=VALUE,... to run that binary with environment
+variables set. With --profile, one profiled train step per variant and
+workload, summarized by kernel and shape (bench/trace_shapes.py).
+
+Writes OUT/ab.md (GPU ms, one column per variant) and OUT/ab.json.
+
+Usage: ab.py OUT LABEL=BIN[:ENV] ... [--only a,b] [--steps N] [--profile] [--quick]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import workloads as W  # noqa: E402
+
+
+def parse_variant(spec):
+    label, rest = spec.split("=", 1)
+    binary, _, env = rest.partition(":")
+    extra = dict(kv.split("=", 1) for kv in env.split(",") if kv)
+    return label, os.path.abspath(binary), extra
+
+
+def run(args, env, timeout=900):
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env={**os.environ, **env})
+    if p.returncode != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(args[:3]), (p.stderr or p.stdout).strip().splitlines()[-1:]))
+    return p.stdout
+
+
+def export(name, work, quick):
+    make, in_spec, (tshape, classes), loss_flags, _ = W.WORKLOADS[name]
+    if quick:
+        make, in_spec, (tshape, classes) = W.SMALL[name]
+    import numpy as np
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(1)
+    model = make().float()
+    inputs = W.make_inputs(in_spec, gen)
+    target = torch.randint(0, classes, tshape, generator=gen) if classes else torch.randn(*tshape, generator=gen)
+    ins = []
+    for k, v in inputs.items():
+        path = os.path.join(work, "%s_%s.npy" % (name, k))
+        np.save(path, v.numpy())
+        ins += ["-i", "%s=%s" % (k, path)]
+    labels = os.path.join(work, "%s_labels.npy" % name)
+    np.save(labels, target.numpy())
+    import copy
+    W.export(copy.deepcopy(model).eval(), inputs, os.path.join(work, name + ".onnx"), False)
+    W.export(copy.deepcopy(model).train(), inputs, os.path.join(work, name + "_train.onnx"), True)
+    return ins, labels, loss_flags
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("variants", nargs="+")
+    ap.add_argument("--only", default="resnet50,whisper_tiny_encoder,sd_unet,smollm2_135m,smolvla_expert")
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="the small models of workloads.py --quick (a smoke test)")
+    args = ap.parse_args()
+    work = "/tmp/ab"
+    os.makedirs(work, exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
+    variants = [parse_variant(v) for v in args.variants]
+    rows = []
+    for name in args.only.split(","):
+        t0 = time.time()
+        ins, labels, loss_flags = export(name, work, args.quick)
+        row = {"workload": name}
+        for label, binary, env in variants:
+            fwd, trn = os.path.join(work, "%s_%s.mgb" % (name, label)), os.path.join(work, "%s_%s_train.mgb" % (name, label))
+            try:
+                run([binary, "compile", os.path.join(work, name + ".onnx"), "-o", fwd, "-q"], env)
+                out = run([binary, "run", fwd, *ins, "--warmup", "10", "--iterations", "30"], env)
+                row[label + " fwd"] = W.run_ms(out)[1]
+                rep = os.path.join(work, "%s_%s_train.json" % (name, label))
+                run([binary, "compile", os.path.join(work, name + "_train.onnx"), "--train", *loss_flags, "--optimizer",
+                     "adamw", "--lr", "1e-3", "-o", trn, "--report", rep, "-q"], env)
+                tj = json.load(open(rep))
+                row[label + " dispatches"] = len(tj["dispatches"])
+                targs = [trn, "--entry", "train_step", *ins, "-i", "labels=" + labels]
+                out = run([binary, "run", *targs, "--warmup", "3", "--iterations", str(args.steps)], env)
+                row[label + " train"] = W.run_ms(out)[1]
+                if args.profile:
+                    trace = os.path.join(work, "%s_%s_train_trace.json" % (name, label))
+                    prof = run([binary, "run", *targs, "--warmup", "3", "--iterations", "5", "--profile", trace], env)
+                    shapes = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "trace_shapes.py"),
+                                             trace, "--top", "30"], capture_output=True, text=True).stdout
+                    with open(os.path.join(args.out, "%s_%s_train_profile.txt" % (name, label)), "w") as f:
+                        f.write(prof + "\n" + shapes)
+            except Exception as e:  # one failure must not hide the other variants
+                row[label + " error"] = str(e)[:300]
+            for f in (fwd, trn):
+                if os.path.exists(f):
+                    os.remove(f)
+        rows.append(row)
+        print(name, "%.0f s" % (time.time() - t0), json.dumps(row), flush=True)
+        with open(os.path.join(args.out, "ab.json"), "w") as f:
+            json.dump(rows, f, indent=1)
+    labels = [v[0] for v in variants]
+    lines = ["GPU ms, medians (`mgc run`; train: the AdamW train_step). Device: %s; %s." % (
+                 torch.cuda.get_device_name() if torch.cuda.is_available() else "?", time.strftime("%Y-%m-%d")), "",
+             "| workload | " + " | ".join("%s fwd | %s train (dispatches)" % (l, l) for l in labels) + " |",
+             "|---|" + "---|---|" * len(labels)]
+    for r in rows:
+        cells = []
+        for l in labels:
+            if l + " error" in r:
+                cells += ["error", r[l + " error"][:80]]
+            else:
+                cells += ["%.3f" % r[l + " fwd"], "%.2f (%d)" % (r[l + " train"], r[l + " dispatches"])]
+        lines.append("| %s | %s |" % (r["workload"], " | ".join(cells)))
+    with open(os.path.join(args.out, "ab.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

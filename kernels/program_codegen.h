@@ -1,0 +1,38 @@
+// Elementwise programs written out as code. eltwise.comp and
+// reduce_fused.comp interpret a program of up to 16 instructions word by
+// word; a copy specialized to a dispatch (kernels/specialize.h) leaves the
+// driver to unroll that loop and fold each step's op switch and register
+// indices. NVIDIA's driver did not (H200: an eltwise of 3.2M elements took
+// 142 µs, ten times its memory traffic), so for these kernels the compiler
+// writes the dispatch's program as straight-line GLSL — programValue(),
+// each instruction the expression of its case in eltwise_exec.glsl's
+// execute() — and compiles the kernel's source with it (glslang; the
+// sources are embedded: kernels/kernel_sources.h). The params keep the
+// program, so the generic module and the MSL (Metal) still interpret it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mgc::kern {
+
+// Whether a copy of `kernel` specialized to `params` is built from
+// generated code: the kernel is eltwise or reduce_fused and the params
+// hold a program (1..16 instructions).
+bool hasGeneratedProgram(std::string_view kernel, const std::vector<uint32_t>& params);
+
+// GLSL of `uint programValue(uint off[EW_MAX_INPUTS])`: loads input k at
+// off[k] (k < numInputs), runs the numInstrs instructions at `program`
+// (3 words each, eltwise.comp's encoding), returns register outReg.
+// Throws mgc::Error on an opcode execute() does not have.
+std::string programGlsl(const uint32_t* program, uint32_t numInstrs, uint32_t numInputs, uint32_t outReg);
+
+// The portable SPIR-V of `kernel` built with the program in `params` (its
+// dispatch's params; hasGeneratedProgram). Unoptimized: the driver folds
+// the specialization constants the copy then gets. Thread-safe. Throws
+// mgc::Error when the GLSL does not compile.
+std::vector<uint32_t> generatedProgramSpirv(std::string_view kernel, const std::vector<uint32_t>& params);
+
+}  // namespace mgc::kern
