@@ -95,8 +95,10 @@ void appendEpilogue(const Graph& g, const Node& n, DispatchPlan& d, ValueId abse
 // Per-family lowerings (one file each).
 std::vector<DispatchPlan> lowerEltwise(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerFusedEltwise(const Graph& g, const Node& n);  // lower_fused.cpp
-// The eltwise program of a fused_eltwise or fused_reduce node (lower_fused.cpp).
-EltwiseProgram fusedEltwiseProgram(const Graph& g, const Node& n);
+// The eltwise program of a fused_eltwise or fused_reduce node
+// (lower_fused.cpp); `resultShape`, when given, gets the shape the program
+// computes (its inputs broadcast together).
+EltwiseProgram fusedEltwiseProgram(const Graph& g, const Node& n, Shape* resultShape = nullptr);
 std::vector<DispatchPlan> lowerTranspose(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerSlice(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerExpand(const Graph& g, const Node& n);

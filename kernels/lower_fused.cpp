@@ -9,9 +9,10 @@
 
 namespace mgc::kern {
 
-EltwiseProgram fusedEltwiseProgram(const Graph& g, const Node& n) {
+EltwiseProgram fusedEltwiseProgram(const Graph& g, const Node& n, Shape* resultShape) {
   FusedProgram fp = readFusedEltwise(n);
   Graph sub = expandFusedEltwise(g, n);
+  if (resultShape) *resultShape = sub.type(sub.outputs[0]).shape;
   const int numInputs = int(n.inputs.size());
   FusedRegisters regs = assignFusedRegisters(fp, numInputs);
   // One register past the peak is the scratch emitNodeOp may clobber.

@@ -17,20 +17,39 @@ bool groupPerOutput(int64_t outCount, int64_t R) {
   return R >= kGroupPerOutputFrom || (outCount <= 1024 && R >= 16);
 }
 
+// The dims flagged in `reduced` (node attribute `axes`; none: all).
+std::vector<bool> reducedAxes(const Node& n, int rank) {
+  const std::vector<int64_t> axes = n.ints("axes", {{}});
+  std::vector<bool> reduced(size_t(rank), axes.empty());
+  for (int64_t a : axes) reduced.at(size_t(a < 0 ? a + rank : a)) = true;
+  return reduced;
+}
+
+// `dims` split into kept dims (walking outputs) and reduced dims (walking
+// one output's values), each operand's strides (strides[k][d]) split
+// alike, coalesced; *outCount and *R: the element counts of the two.
+std::pair<StridedDims, StridedDims> splitReduced(const Shape& dims, const std::vector<bool>& reduced,
+                                                 const std::vector<std::vector<int64_t>>& strides,
+                                                 int64_t* outCount, int64_t* R) {
+  StridedDims kept, red;
+  kept.strides.assign(strides.size(), {});
+  red.strides.assign(strides.size(), {});
+  for (size_t d = 0; d < dims.size(); ++d) {
+    StridedDims& s = reduced[d] ? red : kept;
+    s.dims.push_back(dims[d]);
+    for (size_t k = 0; k < strides.size(); ++k) s.strides[k].push_back(strides[k][d]);
+  }
+  *outCount = numel(kept.dims);
+  *R = numel(red.dims);
+  kept.coalesce();
+  red.coalesce();
+  return {kept, red};
+}
+
 DispatchPlan reducePlan(const Graph& g, const Node& n, const std::vector<bool>& reduced, ReduceCode code) {
   const Shape& x = inType(g, n, 0).shape;
-  auto strides = rowMajorStrides(x);
-  StridedDims kept, red;
-  kept.strides.resize(1);
-  red.strides.resize(1);
-  for (size_t d = 0; d < x.size(); ++d) {
-    StridedDims& s = reduced[d] ? red : kept;
-    s.dims.push_back(x[d]);
-    s.strides[0].push_back(strides[d]);
-  }
-  int64_t outCount = numel(kept.dims), R = numel(red.dims);
-  red.coalesce();
-  kept.coalesce();
+  int64_t outCount = 0, R = 0;
+  const auto [kept, red] = splitReduced(x, reduced, {rowMajorStrides(x)}, &outCount, &R);
   const bool perGroup = groupPerOutput(outCount, R);
   DispatchPlan d = makePlan(n, "reduce");
   d.params.assign(29, 0);
@@ -52,12 +71,8 @@ DispatchPlan reducePlan(const Graph& g, const Node& n, const std::vector<bool>& 
 
 std::vector<DispatchPlan> lowerReduce(const Graph& g, const Node& n, ReduceCode code) {
   if (outType(g, n).numel() == 0) return {};
-  int rank = inType(g, n, 0).rank();
-  auto axes = n.ints("axes", {{}});
-  std::vector<bool> reduced(size_t(rank), axes.empty());
-  for (int64_t a : axes) reduced.at(size_t(a < 0 ? a + rank : a)) = true;
   if (inType(g, n, 0).numel() == 0) fail(n, "reducing an empty tensor is not supported on the GPU");
-  return {reducePlan(g, n, reduced, code)};
+  return {reducePlan(g, n, reducedAxes(n, inType(g, n, 0).rank()), code)};
 }
 
 std::vector<DispatchPlan> lowerArgMax(const Graph& g, const Node& n) {
@@ -73,20 +88,12 @@ std::vector<DispatchPlan> lowerFusedReduce(const Graph& g, const Node& n) {
   if (outType(g, n).numel() == 0) return {};
   const Shape shape = n.ints("shape");
   if (numel(shape) == 0) fail(n, "reducing an empty tensor is not supported on the GPU");
-  const EltwiseProgram prog = fusedEltwiseProgram(g, n);
+  Shape full;  // the program's result, viewed as `shape`
+  const EltwiseProgram prog = fusedEltwiseProgram(g, n, &full);
   if (outType(g, n).dtype != DType::F32) fail(n, "the fused reduction kernel computes f32 only");
-  const Graph program = expandFusedEltwise(g, n);
-  const Shape full = program.type(program.outputs[0]).shape;
   const int rank = int(shape.size());
-  std::vector<bool> reduced(size_t(rank), false);
-  const std::vector<int64_t> axes = n.ints("axes", {{}});
-  for (int64_t a : axes) reduced.at(size_t(a < 0 ? a + rank : a)) = true;
-  if (axes.empty()) reduced.assign(size_t(rank), true);
   // Each input's strides in `shape`, split into kept and reduced dims; the
   // unused input slots walk with stride 0.
-  StridedDims kept, red;
-  kept.strides.assign(EltwiseProgram::kMaxInputs, {});
-  red.strides.assign(EltwiseProgram::kMaxInputs, {});
   std::vector<std::vector<int64_t>> strides(EltwiseProgram::kMaxInputs, std::vector<int64_t>(size_t(rank), 0));
   for (size_t k = 0; k < n.inputs.size(); ++k) {
     const std::optional<std::vector<int64_t>> s = broadcastViewStrides(inType(g, n, k).shape, full, shape);
@@ -95,14 +102,8 @@ std::vector<DispatchPlan> lowerFusedReduce(const Graph& g, const Node& n) {
                   TensorType{DType::F32, full}.str() + ", has no strides in " + TensorType{DType::F32, shape}.str());
     strides[k] = *s;
   }
-  for (size_t d = 0; d < size_t(rank); ++d) {
-    StridedDims& s = reduced[d] ? red : kept;
-    s.dims.push_back(shape[d]);
-    for (size_t k = 0; k < strides.size(); ++k) s.strides[k].push_back(strides[k][d]);
-  }
-  const int64_t outCount = numel(kept.dims), R = numel(red.dims);
-  kept.coalesce();
-  red.coalesce();
+  int64_t outCount = 0, R = 0;
+  const auto [kept, red] = splitReduced(shape, reducedAxes(n, rank), strides, &outCount, &R);
   const std::optional<Op> op = fusedReduceOp(n.s("reduce"));
   const ReduceCode code = *op == Op::ReduceSum ? kSum : *op == Op::ReduceMean ? kMean : *op == Op::ReduceMax ? kMax : kMin;
   const bool perGroup = groupPerOutput(outCount, R);

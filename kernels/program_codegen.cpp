@@ -4,10 +4,12 @@
 #include <glslang/Public/ShaderLang.h>
 #include <glslang/SPIRV/GlslangToSpv.h>
 
+#include <cctype>
 #include <cstdio>
+#include <mutex>
 #include <map>
 #include <memory>
-#include <regex>
+#include <optional>
 
 #include "ir/types.h"
 #include "kernels/kernel_sources.h"
@@ -42,20 +44,38 @@ std::string_view source(std::string_view name) {
 // Opcode → the expression of its case in execute(), in terms of a, b, c
 // (raw words), x = F(a), y = F(b), imm0, imm1: read from the sources, so the
 // generated code and the interpreter cannot disagree.
+// The text between `open` and the next `close` after position *at`; moves
+// *at past it. nullopt when either is missing.
+std::optional<std::string> between(std::string_view text, std::string_view open, std::string_view close, size_t* at) {
+  const size_t start = text.find(open, *at);
+  if (start == std::string_view::npos) return std::nullopt;
+  const size_t end = text.find(close, start + open.size());
+  if (end == std::string_view::npos) return std::nullopt;
+  *at = end + close.size();
+  return std::string(text.substr(start + open.size(), end - start - open.size()));
+}
+
 const std::map<uint32_t, std::string>& opExpressions() {
   static const std::map<uint32_t, std::string> table = [] {
+    // EW_OP(NAME, CODE) lines.
     std::map<std::string, uint32_t> codes;
-    const std::string def(source("eltwise_ops.def"));
-    const std::regex opRe(R"(EW_OP\((\w+),\s*(\d+)\))");
-    for (std::sregex_iterator it(def.begin(), def.end(), opRe), end; it != end; ++it)
-      codes[(*it)[1].str()] = uint32_t(std::stoul((*it)[2].str()));
+    const std::string_view def = source("eltwise_ops.def");
+    for (size_t at = 0; std::optional<std::string> op = between(def, "EW_OP(", ")", &at);) {
+      const size_t comma = op->find(',');
+      const size_t digits = op->find_first_not_of(' ', comma == std::string::npos ? op->size() : comma + 1);
+      if (digits == std::string::npos || !std::isdigit(static_cast<unsigned char>((*op)[digits])))
+        continue;  // the comment's EW_OP(name, code)
+      codes[op->substr(0, comma)] = uint32_t(std::stoul(op->substr(digits)));
+    }
+    // `case OP_NAME: return EXPR;` lines, one per line.
     std::map<uint32_t, std::string> out;
-    const std::string exec(source("eltwise_exec.glsl"));
-    const std::regex caseRe(R"(case OP_(\w+): return (.*);)");
-    for (std::sregex_iterator it(exec.begin(), exec.end(), caseRe), end; it != end; ++it) {
-      auto c = codes.find((*it)[1].str());
-      if (c == codes.end()) throw Error("eltwise_exec.glsl: case OP_" + (*it)[1].str() + " is not in eltwise_ops.def");
-      out[c->second] = (*it)[2].str();
+    const std::string_view exec = source("eltwise_exec.glsl");
+    for (size_t at = 0; std::optional<std::string> line = between(exec, "case OP_", ";\n", &at);) {
+      const size_t colon = line->find(": return ");
+      if (colon == std::string::npos) throw Error("eltwise_exec.glsl: case OP_" + *line + " is not one return");
+      auto c = codes.find(line->substr(0, colon));
+      if (c == codes.end()) throw Error("eltwise_exec.glsl: case OP_" + line->substr(0, colon) + " is not in eltwise_ops.def");
+      out[c->second] = line->substr(colon + 9);
     }
     return out;
   }();
@@ -154,6 +174,25 @@ std::vector<uint32_t> generatedProgramSpirv(std::string_view kernel, const std::
   options.validate = false;
   glslang::GlslangToSpv(*linked.getIntermediate(EShLangCompute), spirv, &options);
   return spirv;
+}
+
+void warmUpCodegen() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::vector<uint32_t> params(EW_PARAM_PROGRAM + 3, 0);
+    params[1] = 1, params[2] = 1, params[3] = 1;  // r1 = r0
+    params[EW_PARAM_PROGRAM] = uint32_t(0) | 1u << 8;
+    generatedProgramSpirv("eltwise", params);
+  });
+}
+
+std::future<void> warmUpCodegenAsync() {
+  return std::async(std::launch::async, [] {
+    try {
+      warmUpCodegen();
+    } catch (const Error&) {  // the kernel that needs it reports the error
+    }
+  });
 }
 
 }  // namespace mgc::kern

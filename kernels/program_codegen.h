@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,5 +35,15 @@ std::string programGlsl(const uint32_t* program, uint32_t numInstrs, uint32_t nu
 // the specialization constants the copy then gets. Thread-safe. Throws
 // mgc::Error when the GLSL does not compile.
 std::vector<uint32_t> generatedProgramSpirv(std::string_view kernel, const std::vector<uint32_t>& params);
+
+// Initializes glslang and builds its built-in tables (~0.1–0.2 s, once per
+// process) by generating one small kernel. A process that forks compilers
+// calls it first so that every child inherits the tables.
+void warmUpCodegen();
+
+// warmUpCodegen() on a background thread, so that it overlaps the import
+// and the passes (glslang's own lock orders it before the first kernel).
+// Keep the future until the compile is done: its destructor waits.
+std::future<void> warmUpCodegenAsync();
 
 }  // namespace mgc::kern

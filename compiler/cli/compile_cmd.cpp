@@ -14,6 +14,7 @@
 #include "compiler/driver.h"
 #include "compiler/driver_train.h"
 #include "formats/file_read.h"
+#include "kernels/program_codegen.h"
 
 namespace mgc {
 
@@ -170,6 +171,9 @@ int compileMain(int argc, char** argv) {
     std::fprintf(stderr, "mgc compile: error: --weights %s is for inference; --train keeps f32 weights\n", weights.c_str());
     return kExitUsage;
   }
+  // glslang's set-up for the generated kernels overlaps the import.
+  std::future<void> warm;
+  if (opts.specializeKernels) warm = kern::warmUpCodegenAsync();
   CompileResult r;
   try {
     if (train) {

@@ -31,14 +31,7 @@ layout(local_size_x = 256) in;
 
 #include "eltwise_exec.glsl"
 
-layout(std430, set = 0, binding = 1) readonly buffer In0 { uint in0[]; };
-layout(std430, set = 0, binding = 2) readonly buffer In1 { uint in1[]; };
-layout(std430, set = 0, binding = 3) readonly buffer In2 { uint in2[]; };
-layout(std430, set = 0, binding = 4) readonly buffer In3 { uint in3[]; };
-layout(std430, set = 0, binding = 5) readonly buffer In4 { uint in4[]; };
-layout(std430, set = 0, binding = 6) readonly buffer In5 { uint in5[]; };
-layout(std430, set = 0, binding = 7) readonly buffer In6 { uint in6[]; };
-layout(std430, set = 0, binding = 8) readonly buffer In7 { uint in7[]; };
+#include "eltwise_inputs.glsl"
 layout(std430, set = 0, binding = 9) writeonly buffer Out { uint outv[]; };
 
 const uint kDivisors = EW_PARAM_DIVISORS, kProgram = EW_PARAM_PROGRAM;
@@ -118,19 +111,6 @@ uint programWord(uint w) {
     case 47: return sp118;
   }
   return 0u;
-}
-
-uint loadInput(uint k, uint i) {
-  switch (k) {
-    case 0: return in0[i];
-    case 1: return in1[i];
-    case 2: return in2[i];
-    case 3: return in3[i];
-    case 4: return in4[i];
-    case 5: return in5[i];
-    case 6: return in6[i];
-  }
-  return in7[i];
 }
 
 // A copy built by the compiler (kernels/program_codegen.h) has the

@@ -24,14 +24,12 @@ layout(local_size_x = 128) in;
 #include "eltwise_exec.glsl"
 #include "reduce_ops.glsl"
 
-layout(std430, set = 0, binding = 1) readonly buffer In0 { uint in0[]; };
-layout(std430, set = 0, binding = 2) readonly buffer In1 { uint in1[]; };
-layout(std430, set = 0, binding = 3) readonly buffer In2 { uint in2[]; };
-layout(std430, set = 0, binding = 4) readonly buffer In3 { uint in3[]; };
-layout(std430, set = 0, binding = 5) readonly buffer In4 { uint in4[]; };
-layout(std430, set = 0, binding = 6) readonly buffer In5 { uint in5[]; };
-layout(std430, set = 0, binding = 7) readonly buffer In6 { uint in6[]; };
-layout(std430, set = 0, binding = 8) readonly buffer In7 { uint in7[]; };
+#include "eltwise_inputs.glsl"
+// A copy built by the compiler (kernels/program_codegen.h) has the
+// dispatch's program as code: programValue().
+#ifdef EW_GENERATED
+#include "ew_program.glsl"
+#endif
 layout(std430, set = 0, binding = 9) writeonly buffer Out { uint outv[]; };
 
 const uint kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 68, kProgram = 116;
@@ -80,19 +78,6 @@ uint programWord(uint w) {
   return p[kProgram + w];
 }
 
-uint loadInput(uint k, uint i) {
-  switch (k) {
-    case 0: return in0[i];
-    case 1: return in1[i];
-    case 2: return in2[i];
-    case 3: return in3[i];
-    case 4: return in4[i];
-    case 5: return in5[i];
-    case 6: return in6[i];
-  }
-  return in7[i];
-}
-
 uint numInputs() { return min(param(17), uint(EW_MAX_INPUTS)); }
 
 // Adds each input's offset of linear index `index` over dims at p[dims..]
@@ -109,12 +94,6 @@ void walk(uint index, uint dims, uint strides, inout uint off[EW_MAX_INPUTS]) {
     index = q;
   }
 }
-
-// A copy built by the compiler (kernels/program_codegen.h) has the
-// dispatch's program as code: programValue().
-#ifdef EW_GENERATED
-#include "ew_program.glsl"
-#endif
 
 // The program's value at the inputs' offsets.
 uint value(uint off[EW_MAX_INPUTS]) {
