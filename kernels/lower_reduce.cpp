@@ -107,16 +107,17 @@ std::vector<DispatchPlan> lowerFusedReduce(const Graph& g, const Node& n) {
   const std::optional<Op> op = fusedReduceOp(n.s("reduce"));
   const ReduceCode code = *op == Op::ReduceSum ? kSum : *op == Op::ReduceMean ? kMean : *op == Op::ReduceMax ? kMax : kMin;
   const bool perGroup = groupPerOutput(outCount, R);
-  constexpr size_t kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 68, kProgram = 116;  // reduce_fused.comp
+  constexpr size_t kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 68,  // reduce_fused.comp
+                   kProgram = RF_PARAM_PROGRAM, kNumInputs = RF_PARAM_NUM_INPUTS;
   DispatchPlan d = makePlan(n, "reduce_fused");
   d.params.assign(kProgram, 0);
   d.params[0] = u32(n, outCount, "output count");
   d.params[1] = u32(n, R, "reduced extent");
   d.params[2] = code;
   d.params[4] = perGroup ? 1 : 0;
-  d.params[17] = uint32_t(prog.numInputs);
-  d.params[18] = uint32_t(prog.code.size());
-  d.params[19] = uint32_t(prog.outReg);
+  d.params[kNumInputs] = uint32_t(prog.numInputs);
+  d.params[kNumInputs + 1] = uint32_t(prog.code.size());
+  d.params[kNumInputs + 2] = uint32_t(prog.outReg);
   std::vector<size_t> keptAt, redAt;
   for (size_t k = 0; k < size_t(EltwiseProgram::kMaxInputs); ++k) {
     keptAt.push_back(kKeptStrides + 6 * k);

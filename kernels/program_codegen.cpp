@@ -4,11 +4,9 @@
 #include <glslang/Public/ShaderLang.h>
 #include <glslang/SPIRV/GlslangToSpv.h>
 
-#include <cctype>
 #include <cstdio>
-#include <mutex>
 #include <map>
-#include <memory>
+#include <mutex>
 #include <optional>
 
 #include "ir/types.h"
@@ -26,7 +24,8 @@ struct ProgramAt {
 };
 constexpr ProgramAt kKernels[] = {
     {"eltwise", "eltwise.comp", 1, 2, 3, EW_PARAM_PROGRAM},
-    {"reduce_fused", "reduce_fused.comp", 17, 18, 19, 116},
+    {"reduce_fused", "reduce_fused.comp", RF_PARAM_NUM_INPUTS, RF_PARAM_NUM_INPUTS + 1, RF_PARAM_NUM_INPUTS + 2,
+     RF_PARAM_PROGRAM},
 };
 
 const ProgramAt* programAt(std::string_view kernel) {
@@ -41,9 +40,6 @@ std::string_view source(std::string_view name) {
   return *text;
 }
 
-// Opcode → the expression of its case in execute(), in terms of a, b, c
-// (raw words), x = F(a), y = F(b), imm0, imm1: read from the sources, so the
-// generated code and the interpreter cannot disagree.
 // The text between `open` and the next `close` after position *at`; moves
 // *at past it. nullopt when either is missing.
 std::optional<std::string> between(std::string_view text, std::string_view open, std::string_view close, size_t* at) {
@@ -55,18 +51,16 @@ std::optional<std::string> between(std::string_view text, std::string_view open,
   return std::string(text.substr(start + open.size(), end - start - open.size()));
 }
 
+// Opcode → the expression of its case in execute(), in terms of a, b, c
+// (raw words), x = F(a), y = F(b), imm0, imm1: read from eltwise_exec.glsl,
+// so the generated code and the interpreter cannot disagree.
 const std::map<uint32_t, std::string>& opExpressions() {
   static const std::map<uint32_t, std::string> table = [] {
-    // EW_OP(NAME, CODE) lines.
-    std::map<std::string, uint32_t> codes;
-    const std::string_view def = source("eltwise_ops.def");
-    for (size_t at = 0; std::optional<std::string> op = between(def, "EW_OP(", ")", &at);) {
-      const size_t comma = op->find(',');
-      const size_t digits = op->find_first_not_of(' ', comma == std::string::npos ? op->size() : comma + 1);
-      if (digits == std::string::npos || !std::isdigit(static_cast<unsigned char>((*op)[digits])))
-        continue;  // the comment's EW_OP(name, code)
-      codes[op->substr(0, comma)] = uint32_t(std::stoul(op->substr(digits)));
-    }
+    const std::map<std::string, uint32_t> codes = {
+#define EW_OP(name, code) {#name, code},
+#include "kernels/src/eltwise_ops.def"
+#undef EW_OP
+    };
     // `case OP_NAME: return EXPR;` lines, one per line.
     std::map<uint32_t, std::string> out;
     const std::string_view exec = source("eltwise_exec.glsl");
@@ -152,8 +146,7 @@ std::vector<uint32_t> generatedProgramSpirv(std::string_view kernel, const std::
   // parse allocates from its thread's pool).
   static const bool initialized = glslang::InitializeProcess();
   (void)initialized;
-  const std::string text(source(at->source));
-  const char* strings[] = {text.c_str()};
+  const char* strings[] = {source(at->source).data()};  // embedded: NUL-terminated
   const char* names[] = {at->source.data()};
   glslang::TShader shader(EShLangCompute);
   shader.setStringsWithLengthsAndNames(strings, nullptr, names, 1);

@@ -1,6 +1,7 @@
-// The eltwise kernel's program limits: included by kernels/src/eltwise.comp
-// (GLSL) and kernels/eltwise_program.h (C++), which checks the IR's
-// fused_eltwise limits against them with a static_assert.
+// The eltwise kernel's program limits and where eltwise.comp and
+// reduce_fused.comp keep the program in their params: included by those
+// kernels (GLSL) and by kernels/eltwise_program.h (C++), which checks the
+// IR's fused_eltwise limits against them with a static_assert.
 #ifndef MGC_ELTWISE_ABI_H_
 #define MGC_ELTWISE_ABI_H_
 #define EW_MAX_INPUTS 8   // bindings 1..8
@@ -9,4 +10,6 @@
 #define EW_MAX_RANK 6     // output dims, broadcast strides per input
 #define EW_PARAM_DIVISORS 59  // eltwise.comp's params: the output dims' fast divisors,
 #define EW_PARAM_PROGRAM 71   // and the program (after 11 + 6 * EW_MAX_INPUTS strides)
+#define RF_PARAM_NUM_INPUTS 17  // reduce_fused.comp's params: numInputs, numInstrs, outReg,
+#define RF_PARAM_PROGRAM 116    // and the program (after its kept and reduced strides)
 #endif

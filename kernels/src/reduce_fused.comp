@@ -32,7 +32,7 @@ layout(local_size_x = 128) in;
 #endif
 layout(std430, set = 0, binding = 9) writeonly buffer Out { uint outv[]; };
 
-const uint kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 68, kProgram = 116;
+const uint kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 68, kProgram = RF_PARAM_PROGRAM;
 
 // Specialized copies (kernels/specialize.h): every word is a constant, so
 // the driver folds the walks, unrolls the program and loads only the live
@@ -78,7 +78,7 @@ uint programWord(uint w) {
   return p[kProgram + w];
 }
 
-uint numInputs() { return min(param(17), uint(EW_MAX_INPUTS)); }
+uint numInputs() { return min(param(RF_PARAM_NUM_INPUTS), uint(EW_MAX_INPUTS)); }
 
 // Adds each input's offset of linear index `index` over dims at p[dims..]
 // to off[]: one division per axis for all the inputs. A specialized copy
@@ -104,14 +104,14 @@ uint value(uint off[EW_MAX_INPUTS]) {
   [[unroll]] for (uint k = 0; k < EW_MAX_REGS; ++k) r[k] = 0u;
   const uint mask = EW_MAX_REGS - 1;
   const uint n = numInputs();
-  const uint numInstrs = min(param(18), uint(EW_MAX_INSTRS));
+  const uint numInstrs = min(param(RF_PARAM_NUM_INPUTS + 1), uint(EW_MAX_INSTRS));
   [[unroll]] for (uint k = 0; k < n; ++k) r[k] = loadInput(k, off[k]);
   [[unroll]] for (uint j = 0; j < numInstrs; ++j) {
     uint w = programWord(3 * j);
     r[(w >> 8) & mask] = execute(w & 255u, r[(w >> 12) & mask], r[(w >> 16) & mask], r[(w >> 20) & mask],
                                  programWord(3 * j + 1), programWord(3 * j + 2));
   }
-  return r[param(19) & mask];
+  return r[param(RF_PARAM_NUM_INPUTS + 2) & mask];
 #endif
 }
 
