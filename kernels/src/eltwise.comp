@@ -123,8 +123,8 @@ uint programWord(uint w) {
 // for all the inputs (the digits of i: a multiply-high and a shift each),
 // none once the outer axes are all 0, none when every live input is laid
 // out like the output. A group often reads several per-channel values
-// ([1, C, 1, 1] statistics) beside one large tensor: a walk per input
-// divided once per input and axis.
+// ([1, C, 1, 1] statistics) beside one large tensor, which a walk per
+// input would divide once per input and axis.
 void inputIndices(uint i, uint numInputs, out uint idx[EW_MAX_INPUTS]) {
   const uint live = (1u << numInputs) - 1u;
   [[unroll]] for (uint k = 0; k < EW_MAX_INPUTS; ++k) idx[k] = (linearMask() & (1u << k)) != 0u ? i : 0u;
