@@ -39,26 +39,13 @@ def run(args, env, timeout=900):
 
 
 def export(name, work, quick):
-    make, in_spec, (tshape, classes), loss_flags, _ = W.WORKLOADS[name]
-    if quick:
-        make, in_spec, (tshape, classes) = W.SMALL[name]
-    import numpy as np
-    torch.manual_seed(0)
-    gen = torch.Generator().manual_seed(1)
-    model = make().float()
-    inputs = W.make_inputs(in_spec, gen)
-    target = torch.randint(0, classes, tshape, generator=gen) if classes else torch.randn(*tshape, generator=gen)
+    """The workload's files for mgc (workloads.prepare): its -i arguments,
+    labels file and loss flags."""
+    _, inputs, _, _, _ = W.prepare(name, work, quick)
     ins = []
-    for k, v in inputs.items():
-        path = os.path.join(work, "%s_%s.npy" % (name, k))
-        np.save(path, v.numpy())
-        ins += ["-i", "%s=%s" % (k, path)]
-    labels = os.path.join(work, "%s_labels.npy" % name)
-    np.save(labels, target.numpy())
-    import copy
-    W.export(copy.deepcopy(model).eval(), inputs, os.path.join(work, name + ".onnx"), False)
-    W.export(copy.deepcopy(model).train(), inputs, os.path.join(work, name + "_train.onnx"), True)
-    return ins, labels, loss_flags
+    for k in inputs:
+        ins += ["-i", "%s=%s" % (k, os.path.join(work, "%s_%s.npy" % (name, k)))]
+    return ins, os.path.join(work, "%s_labels.npy" % name), W.WORKLOADS[name][3]
 
 
 def main():

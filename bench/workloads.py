@@ -130,17 +130,20 @@ def profile(mgc_bin, bundle, args, trace, table):
         f.write(out)
 
 
-def bench(name, work, mgc_bin, do_compile, steps, prof=None, precision="fp32"):
-    make, in_spec, (tshape, classes), loss_flags, desc = WORKLOADS[name]
-    if QUICK:
+def prepare(name, work, small=False):
+    """Workload `name` (SMALL's shapes when `small`), seeded: the model, its
+    inputs and target, also saved for mgc (WORK/<name>_<input>.npy,
+    <name>_labels.npy), and its ONNX exports (WORK/<name>.onnx for
+    inference, <name>_train.onnx for training). Returns (model, inputs,
+    target, classes, export seconds)."""
+    make, in_spec, (tshape, classes), _, _ = WORKLOADS[name]
+    if small:
         make, in_spec, (tshape, classes) = SMALL[name]
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1)
     model = make().float()
     inputs = make_inputs(in_spec, gen)
     target = torch.randint(0, classes, tshape, generator=gen) if classes else torch.randn(*tshape, generator=gen)
-    r = {"workload": name, "desc": desc, "params": sum(p.numel() for p in model.parameters())}
-    # Files for mgc
     for k, v in inputs.items():
         np.save(os.path.join(work, "%s_%s.npy" % (name, k)), v.numpy())
     np.save(os.path.join(work, "%s_labels.npy" % name), target.numpy())
@@ -148,7 +151,14 @@ def bench(name, work, mgc_bin, do_compile, steps, prof=None, precision="fp32"):
     # Export copies: tracing in train mode updates BatchNorm running statistics.
     export(copy.deepcopy(model).eval(), inputs, os.path.join(work, name + ".onnx"), False)
     export(copy.deepcopy(model).train(), inputs, os.path.join(work, name + "_train.onnx"), True)
-    r["export_s"] = round(time.time() - t0, 1)
+    return model, inputs, target, classes, time.time() - t0
+
+
+def bench(name, work, mgc_bin, do_compile, steps, prof=None, precision="fp32"):
+    loss_flags, desc = WORKLOADS[name][3], WORKLOADS[name][4]
+    model, inputs, target, classes, export_s = prepare(name, work, QUICK)
+    r = {"workload": name, "desc": desc, "params": sum(p.numel() for p in model.parameters()),
+         "export_s": round(export_s, 1)}
 
     # PyTorch on the GPU
     dev = torch.device(DEV)
