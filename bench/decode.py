@@ -153,7 +153,7 @@ def bench_mgc(a, ck, work, fmt):
                 "--warmup", "20", "--iterations", "100"]
         m = re.search(r"run: ([0-9.]+) ms wall, ([0-9.-]+) ms GPU", run(args))
         r["run_ms"], r["run_gpu_ms"] = float(m.group(1)), float(m.group(2))
-        prof = run(args[:-4] + ["--warmup", "20", "--iterations", "20", "--profile", os.path.join(work, "trace.json")])
+        prof = run(args[:-4] + ["--warmup", "20", "--iterations", "20", "--profile", os.path.join(a.out, "decode_%s_trace.json" % fmt)])
         with open(os.path.join(a.out, "decode_%s_profile.txt" % fmt), "w") as f:
             f.write(prof)
     return r, bundle

@@ -170,11 +170,14 @@ int generateMain(int argc, char** argv) {
 int benchDecodeMain(int argc, char** argv) {
   CLI::App app{"Measure decode speed of a generation bundle", "mgc bench-decode"};
   std::string path;
-  int64_t tokens = 128;
+  int64_t tokens = 128, warmup = 64;
   int device = -1;
   app.add_option("bundle", path, "generation bundle (.mgb)")->required();
   app.add_option("--tokens", tokens, "decode steps to time (default 128; at most --max-seq - 1)")
       ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
+  app.add_option("--warmup", warmup,
+                 "untimed decode steps first (default 64), so that the GPU has left its idle clocks; 0: none")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   app.add_option("--device", device, "Vulkan device index (default: MGRT_DEVICE, else the first GPU)");
   try {
     app.parse(argc, argv);
@@ -205,9 +208,19 @@ int benchDecodeMain(int argc, char** argv) {
   tokens = std::min(tokens, gen.maxSeq() - 1);
   if (tokens < 1) return report("bench-decode", {kExitUsage, path + ": --max-seq 1 leaves no position to decode"});
   std::vector<float> logits;
+  Sampler greedy({});
+  // Warm-up steps walk positions 1, 2, ... and start over past the cache;
+  // each rewrites the rows it attends to, so the timed walk below (after a
+  // fresh prefill) reads what it wrote itself.
+  for (int64_t k = 0; k < warmup; ++k) {
+    if (k % tokens == 0)
+      if (RunnerError e = gen.prefill({0}, &logits); e.exitCode) return report("bench-decode", e);
+    if (RunnerError e = gen.decode(greedy.next(logits.data(), int64_t(logits.size())), 1 + k % tokens, &logits);
+        e.exitCode)
+      return report("bench-decode", e);
+  }
   if (RunnerError e = gen.prefill({0}, &logits); e.exitCode) return report("bench-decode", e);
   std::vector<double> wall, gpu;
-  Sampler greedy({});
   int64_t token = greedy.next(logits.data(), int64_t(logits.size()));
   for (int64_t k = 0; k < tokens; ++k) {
     auto t0 = Clock::now();
@@ -221,8 +234,9 @@ int benchDecodeMain(int argc, char** argv) {
     return v[v.size() / 2];
   };
   const double w = median(wall), g = median(gpu);
-  std::printf("%s on %s: %lld decode steps (positions 1..%lld of %lld)\n", path.c_str(), gen.deviceName().c_str(),
-              (long long)tokens, (long long)tokens, (long long)gen.maxSeq());
+  std::printf("%s on %s: %lld decode steps (positions 1..%lld of %lld) after %lld untimed\n", path.c_str(),
+              gen.deviceName().c_str(), (long long)tokens, (long long)tokens, (long long)gen.maxSeq(),
+              (long long)warmup);
   std::printf("decode: %.3f ms/token wall (median), %.3f ms GPU, %.1f tokens/s\n", w, g, 1000.0 / w);
   // The middle step decodes position 1 + tokens / 2: its attention reads
   // the rows of positions 0 .. that one.

@@ -16,8 +16,8 @@ struct Pass {
 };
 
 // The graph-level pipeline in order: verify → const-fold → canonicalize →
-// canonicalize-patterns → const-fold → conv1x1-grads → split-long-rows → fuse-conv-epilogue →
-// fuse-prologue → fuse-state-write → fuse-elementwise → dce (the list in pipeline.cpp is the truth). Program
+// canonicalize-patterns → const-fold → conv1x1-grads → fuse-conv-epilogue → fuse-prologue →
+// split-long-rows → fuse-state-write → fuse-elementwise → dce (the list in pipeline.cpp is the truth). Program
 // builders (passes/program/) run before it on new entry points; memory
 // planning and scheduling (passes/plan/) after lowering, from the driver.
 const std::vector<Pass>& graphPipeline();

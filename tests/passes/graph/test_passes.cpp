@@ -258,6 +258,32 @@ TEST_CASE("split-long-rows keeps means, sums and layer_norm equal", "[passes][sp
   CHECK(maxDifference(before, g) < 1e-4);
 }
 
+TEST_CASE("the pipeline fuses a long-row rms_norm into a decode product before split-long-rows can cut it",
+          "[passes][pipeline][fuse-prologue]") {
+  // A 7B-wide decode step: hidden 4096 is a "long row", yet the product
+  // takes the norm as its prologue (no dispatch); a prefill-sized norm,
+  // which no product can take, is still split.
+  Graph g = parseGraph(R"(graph @wide(%x: f32[1,1,4096], %x8: f32[8,4096], %w: f32[4096,16]) {
+  %g = const f32[4096] dense<1.5>
+  %n = rms_norm(%x, %g) {epsilon = 1e-05} : f32[1,1,4096]
+  %y = matmul(%n, %w) : f32[1,1,16]
+  %n8 = rms_norm(%x8, %g) {epsilon = 1e-05} : f32[8,4096]
+  %y8 = matmul(%n8, %w) : f32[8,16]
+  return %y, %y8
+})",
+                       "wide.mgir");
+  Graph before = g;
+  runPipeline(g);
+  const Node& y = g.nodes[size_t(g.value(g.outputs[0]).producer)];
+  CHECK(y.op == Op::MatMul);
+  CHECK(y.inputs[0] == g.inputs[0]);  // x itself, normalized as it is read
+  CHECK(y.attrs.count("rms_eps") == 1);
+  const std::vector<Op> ops = opsOf(g);
+  CHECK(std::count(ops.begin(), ops.end(), Op::RMSNorm) == 0);
+  CHECK(std::count(ops.begin(), ops.end(), Op::ReduceMean) + std::count(ops.begin(), ops.end(), Op::FusedReduce) > 0);  // n8, split
+  CHECK(maxDifference(before, g) < 1e-3);
+}
+
 TEST_CASE("split-long-rows keeps BatchNorm's statistics over (0, 2, 3) equal", "[passes][split-long-rows]") {
   Graph g = parseGraph(R"(graph @stats(%x: f32[2,3,40,64]) {
   %m = reduce_mean(%x) {axes = [0, 2, 3], keepdims = 1} : f32[1,3,1,1]
