@@ -3,11 +3,20 @@
 // in chunks of 128 (one per invocation), a running max and sum, and the
 // output accumulators rescaled when the max grows, so K and V are read
 // once and no score tensor exists. A key whose mask is <= -1e30 (a causal
-// mask's hidden position) scores exactly its mask and its K and V rows are
-// not read (ir/ops.def). A chunk whose scores all lie over 104 below the
+// mask's hidden position) scores exactly its mask and its K row is not
+// read (ir/ops.def). A chunk whose scores all lie over 104 below the
 // running max (exp flushes to 0: a cache's hidden tail) changes nothing and
 // is skipped whole, and the weighted sum of V stops at the chunk's last
-// nonzero weight.
+// nonzero weight; a zero weight inside it adds exactly 0 (a select, not a
+// product: its V row may hold anything).
+//
+// The weighted sum of V: when Dv / 4 = R divides 128 (heads of 64: R 16),
+// the workgroup is 128 / R lanes of R invocations, an invocation owning 4
+// elements (one 16-byte load per key), each lane taking every (128 / R)-th
+// key of the chunk, four keys' loads in flight per step; the lanes' sums
+// meet once, at the end. Otherwise each invocation owns elements tid, tid +
+// 128, ... over every key. The includers specialize D and Dv (SPEC_PARAM),
+// so that the products' loops unroll and their loads issue together.
 //
 // The includer declares the buffers `mask` and `outv` before this file and
 // defines the two functions declared here after it.
@@ -15,9 +24,11 @@ shared float qRow[512];  // the query row, loaded by the includer
 
 float keyDot(uint j);             // q · key j (q from qRow[])
 float valueAt(uint j, uint e);    // element e of value row j
+vec4 valueAt4(uint j, uint e4);   // elements 4 e4 .. 4 e4 + 3 of value row j (Dv % 4 == 0)
 
 shared float weight[128];
 shared vec2 sumLast[128];
+shared vec4 laneSums[128];
 
 // (Σ w, max last) over the workgroup: the chunk's weight sum and one past
 // its last nonzero weight. Its first barrier also publishes weight[].
@@ -42,6 +53,10 @@ void attendRow(uint row, uint t, uint S, uint Dv, float scale, bool hasMask) {
   uint tid = gl_LocalInvocationIndex;
   float runMax = uintBitsToFloat(0xff800000u), runSum = 0.0;
   float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
+  uint R = Dv / 4u;  // invocations per value row
+  bool lanesSplit = Dv % 4u == 0u && 128u % R == 0u;  // uniform; constant when specialized
+  uint lanes = lanesSplit ? 128u / R : 1u, lane = lanesSplit ? tid / R : 0u, e4 = lanesSplit ? tid % R : 0u;
+  vec4 acc4 = vec4(0.0);
   for (uint j0 = 0; j0 < S; j0 += 128) {
     uint j = j0 + tid;
     float s = uintBitsToFloat(0xff800000u);  // past the last key: weighs nothing
@@ -61,19 +76,48 @@ void attendRow(uint row, uint t, uint S, uint Dv, float scale, bool hasMask) {
     vec2 sl = sumAndLast(w, w != 0.0 ? float(tid + 1u) : 0.0);  // its barriers publish weight[]
     runSum = runSum * rescale + sl.x;
     uint n = min(uint(sl.y), S - j0);
-    for (uint i = 0; i < 4; ++i) {
-      uint e = tid + i * 128;
-      if (e < Dv) {
-        float a = acc[i] * rescale;
-        for (uint jj = 0; jj < n; ++jj) {
-          float wj = weight[jj];
-          if (wj != 0.0) a += wj * valueAt(j0 + jj, e);
+    if (lanesSplit) {
+      vec4 a = acc4 * rescale;
+      uint jj = lane;
+      for (; jj + 3u * lanes < n; jj += 4u * lanes) {
+        float w0 = weight[jj], w1 = weight[jj + lanes], w2 = weight[jj + 2u * lanes], w3 = weight[jj + 3u * lanes];
+        vec4 v0 = valueAt4(j0 + jj, e4), v1 = valueAt4(j0 + jj + lanes, e4);
+        vec4 v2 = valueAt4(j0 + jj + 2u * lanes, e4), v3 = valueAt4(j0 + jj + 3u * lanes, e4);
+        a += ((w0 != 0.0 ? w0 * v0 : vec4(0.0)) + (w1 != 0.0 ? w1 * v1 : vec4(0.0))) +
+             ((w2 != 0.0 ? w2 * v2 : vec4(0.0)) + (w3 != 0.0 ? w3 * v3 : vec4(0.0)));
+      }
+      for (; jj < n; jj += lanes) {
+        float wj = weight[jj];
+        if (wj != 0.0) a += wj * valueAt4(j0 + jj, e4);
+      }
+      acc4 = a;
+    } else {
+      for (uint i = 0; i < 4; ++i) {
+        uint e = tid + i * 128;
+        if (e < Dv) {
+          float a = acc[i] * rescale;
+          for (uint jj = 0; jj < n; ++jj) {
+            float wj = weight[jj];
+            if (wj != 0.0) a += wj * valueAt(j0 + jj, e);
+          }
+          acc[i] = a;
         }
-        acc[i] = a;
       }
     }
     runMax = newMax;
     barrier();  // every weight[] read is done before the next chunk writes
+  }
+  if (lanesSplit) {  // the lanes' sums of elements 4 e4 .., added in lane order
+    barrier();
+    laneSums[tid] = acc4;
+    barrier();
+    if (lane == 0u) {
+      vec4 a = acc4;
+      for (uint l = 1u; l < lanes; ++l) a += laneSums[l * R + e4];
+      a /= runSum;
+      for (uint i = 0u; i < 4u; ++i) outv[row * Dv + 4u * e4 + i] = a[i];
+    }
+    return;
   }
   for (uint i = 0; i < 4; ++i) {
     uint e = tid + i * 128;

@@ -14,7 +14,8 @@ namespace mgc {
 // up before elementwise fusion does. split-long-rows comes after both: an
 // RMSNorm over a long row (a 7B model's 4096) that a decode product takes
 // as its prologue costs nothing, where split it would be three dispatches.
-// dce cleans up last.
+// fuse-attention-cache follows fuse-state-write, which puts the keys'
+// rotary into their state_write. dce cleans up last.
 const std::vector<Pass>& graphPipeline() {
   static const std::vector<Pass> kPipeline = {
       {"verify", verifyGraph},
@@ -27,22 +28,17 @@ const std::vector<Pass>& graphPipeline() {
       {"fuse-prologue", fusePrologue},
       {"split-long-rows", splitLongRows},
       {"fuse-state-write", fuseStateWrite},
+      {"fuse-attention-cache", fuseAttentionCache},
       {"fuse-elementwise", fuseElementwise},
       {"dce", deadCodeElim},
   };
   return kPipeline;
 }
 
-// fuse-attention-cache (after fuse-state-write, which puts the keys' rotary
-// into their state_write) cuts a decode layer from 6 levels to 5, but its
-// attention_cache dispatch measured slower than the rotary + state_write +
-// attention it replaces on the H200 (SmolLM2-135M f16 decode 1.46 → 2.03 ms
-// GPU per token, docs/performance.md): off until its kernel is faster.
 // mark-precision-fp16 / -bf16 run after the pipeline when the compile asks
 // for the accelerated mode (CompileOptions::precision, precisionPass).
 const std::vector<Pass>& optionalPasses() {
   static const std::vector<Pass> kOptional = {
-      {"fuse-attention-cache", fuseAttentionCache},
       {"mark-precision-fp16", [](Graph& g) { markPrecision(g, MatMulPrecision::F16); }},
       {"mark-precision-bf16", [](Graph& g) { markPrecision(g, MatMulPrecision::BF16); }},
   };

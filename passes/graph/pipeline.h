@@ -17,14 +17,14 @@ struct Pass {
 
 // The graph-level pipeline in order: verify → const-fold → canonicalize →
 // canonicalize-patterns → const-fold → conv1x1-grads → fuse-conv-epilogue → fuse-prologue →
-// split-long-rows → fuse-state-write → fuse-elementwise → dce (the list in pipeline.cpp is the truth). Program
+// split-long-rows → fuse-state-write → fuse-attention-cache → fuse-elementwise → dce (the list in
+// pipeline.cpp is the truth). Program
 // builders (passes/program/) run before it on new entry points; memory
 // planning and scheduling (passes/plan/) after lowering, from the driver.
 const std::vector<Pass>& graphPipeline();
 
 // Passes outside the pipeline, run only when named (`mgc opt --pass NAME`)
-// or by a compile option: fuse-attention-cache (built and tested, not yet a
-// win: pipeline.cpp says why) and mark-precision-fp16 / -bf16 (--precision).
+// or by a compile option: mark-precision-fp16 / -bf16 (--precision).
 const std::vector<Pass>& optionalPasses();
 
 // A graph pass by name (as in `mgc opt --pass NAME`), from the pipeline or

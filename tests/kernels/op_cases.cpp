@@ -250,6 +250,8 @@ void nnCases(Builder& b) {
         {N(F({2, 5, 16})), N(F({2, 5, 16})), N(F({2, 5, 24})), causal(5, 5, 0)}, {{"scale", 0.25}});
   b.add("attention head 6 (scalar key reads), a hidden chunk skipped", Op::Attention,
         {N(F({1, 2, 6})), N(F({1, 300, 6})), N(F({1, 300, 5})), causal(2, 300, 3)}, {{"scale", 0.4}});
+  b.add("attention Dv 32 (4 key lanes) 300 keys masked", Op::Attention,
+        {N(F({1, 2, 1, 32})), N(F({1, 2, 300, 32})), N(F({1, 2, 300, 32})), causal(1, 300, 201)}, {{"scale", 0.18}});
   b.add("attention no mask 260 keys head 160", Op::Attention,
         {N(F({1, 2, 3, 160})), N(F({1, 2, 260, 160})), N(F({1, 2, 260, 200}))}, {{"scale", 0.08}});
   // attention_cache.comp: RoPE on q and the new keys, the chunk's rows from k / v at [offset,
@@ -259,6 +261,10 @@ void nnCases(Builder& b) {
   b.add("attention_cache decode GQA 3:1, row 5 of 9", Op::AttentionCache,
         {N(F({1, 6, 1, 64})), N(F({1, 2, 1, 64})), N(F({1, 2, 1, 64})), N(F({1, 2, 9, 64})), N(F({1, 2, 9, 64})),
          pos(DType::I64, 5), N(F({1, 64})), N(F({1, 64})), causal(1, 9, 5)},
+        {{"scale", 0.125}});
+  b.add("attention_cache decode 200-row cache, row 150 (2 key chunks, 2 key lanes)", Op::AttentionCache,
+        {N(F({1, 6, 1, 64})), N(F({1, 2, 1, 64})), N(F({1, 2, 1, 64})), N(F({1, 2, 200, 64})), N(F({1, 2, 200, 64})),
+         pos(DType::I64, 150), N(F({1, 64})), N(F({1, 64})), causal(1, 200, 150)},
         {{"scale", 0.125}});
   b.add("attention_cache prefill 3 rows at 4, batch 2, head 6 (scalar keys), Dv 5", Op::AttentionCache,
         {N(F({2, 2, 3, 6})), N(F({2, 2, 3, 6})), N(F({2, 2, 3, 5})), N(F({2, 2, 8, 6})), N(F({2, 2, 8, 5})),
