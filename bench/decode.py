@@ -208,7 +208,10 @@ def main():
             continue
         if DEV == "cuda":
             torch.backends.cuda.matmul.allow_tf32 = False
-        torch_decode(cfg, W, dt, prompt, 4)  # warm-up
+        # Warm-up long enough for the GPU to leave its idle clocks (bench-decode
+        # does the same: --warmup 64; without it mgc's 7B-width f16 step read
+        # 4.09 instead of 1.05 ms GPU on the H200, docs/performance.md).
+        torch_decode(cfg, W, dt, prompt, 64)
         ms, ids = torch_decode(cfg, W, dt, prompt, a.tokens)
         r["torch_%s_ms" % name] = round(ms, 3)
         if name == "fp32":
