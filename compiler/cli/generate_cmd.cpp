@@ -176,7 +176,8 @@ int benchDecodeMain(int argc, char** argv) {
   app.add_option("--tokens", tokens, "decode steps to time (default 128; at most --max-seq - 1)")
       ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
   app.add_option("--warmup", warmup,
-                 "untimed decode steps first (default 64), so that the GPU has left its idle clocks; 0: none")
+                 "untimed decode steps first (default 64, and at least 0.5 s of them), so that the GPU has left its "
+                 "idle clocks; 0: none")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   app.add_option("--device", device, "Vulkan device index (default: MGRT_DEVICE, else the first GPU)");
   try {
@@ -211,8 +212,12 @@ int benchDecodeMain(int argc, char** argv) {
   Sampler greedy({});
   // Warm-up steps walk positions 1, 2, ... and start over past the cache;
   // each rewrites the rows it attends to, so the timed walk below (after a
-  // fresh prefill) reads what it wrote itself.
-  for (int64_t k = 0; k < warmup; ++k) {
+  // fresh prefill) reads what it wrote itself. A GPU raises its clocks some
+  // 0.3 s into steady work (an H200 idles at 345 MHz): 64 steps of a fast
+  // model are over sooner, so the warm-up also lasts 0.5 s.
+  const auto warmupStart = Clock::now();
+  int64_t warmed = 0;
+  for (int64_t k = 0; k < warmup || (warmup > 0 && msSince(warmupStart) < 500.0); ++k, ++warmed) {
     if (k % tokens == 0)
       if (RunnerError e = gen.prefill({0}, &logits); e.exitCode) return report("bench-decode", e);
     if (RunnerError e = gen.decode(greedy.next(logits.data(), int64_t(logits.size())), 1 + k % tokens, &logits);
@@ -236,7 +241,7 @@ int benchDecodeMain(int argc, char** argv) {
   const double w = median(wall), g = median(gpu);
   std::printf("%s on %s: %lld decode steps (positions 1..%lld of %lld) after %lld untimed\n", path.c_str(),
               gen.deviceName().c_str(), (long long)tokens, (long long)tokens, (long long)gen.maxSeq(),
-              (long long)warmup);
+              (long long)warmed);
   std::printf("decode: %.3f ms/token wall (median), %.3f ms GPU, %.1f tokens/s\n", w, g, 1000.0 / w);
   // The middle step decodes position 1 + tokens / 2: its attention reads
   // the rows of positions 0 .. that one.
