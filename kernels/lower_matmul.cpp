@@ -24,6 +24,11 @@ constexpr SplitK kMatMulSplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK
 // The same for the fp16 cooperative-matrix core (64-deep steps: two per
 // slice at least). On the H200 its small grids gain less than the f32
 // core's: the action expert's forward 11.2 → 9.8 ms, SmolLM2's 9.3 → 9.6.
+// Grids of 64 to 255 tiles over a long K (Whisper's fc2 and p·v: 144 tiles,
+// K 1536 / 1500) would run as 144 workgroups of 64 threads on
+// matmul_medium (two warps per multiprocessor); cut into slices of >= 512
+// k values instead, towards 288+ workgroups of 256 threads.
+constexpr SplitK kMidGridSplitK{/*fillTiles=*/288, /*splitBelow=*/256, /*minSliceK=*/512, /*maxSlices=*/4};
 constexpr SplitK kMatMulF16SplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/128, /*maxSlices=*/16};
 
 // The 8x8-per-thread core (matmul_tile8.glsl) does 2x the FMAs per shared
@@ -144,7 +149,8 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
       d.groups[2] = clamp(batches);
       return {d};
     }
-    if (medium >= kMediumTilesFrom && medium * K >= kMediumWorkFrom) {
+    if (medium >= kMediumTilesFrom && medium * K >= kMediumWorkFrom &&
+        splitK(kMidGridSplitK, medium, K).count < 2) {
       d.kernel = "matmul_medium";
       d.groups[0] = clamp(tiles(N));
       d.groups[1] = clamp(tiles(M));
@@ -155,7 +161,10 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   d.groups[0] = clamp(tiles(N));
   d.groups[1] = clamp(tiles(M));
   d.groups[2] = clamp(batches);
-  return splitOver(g, n, d, splitK(kMatMulSplitK, tiles(N) * tiles(M) * batches, K), "matmul_splitk");
+  const int64_t grid = tiles(N) * tiles(M) * batches;
+  KSlices ks = splitK(kMatMulSplitK, grid, K);
+  if (ks.count < 2 && vec4Rows(layout, M, N, K)) ks = splitK(kMidGridSplitK, grid, K);
+  return splitOver(g, n, d, ks, "matmul_splitk");
 }
 
 }  // namespace mgc::kern

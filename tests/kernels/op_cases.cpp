@@ -166,12 +166,15 @@ void nnCases(Builder& b) {
         epi({7, 7, 6, 9}, {0, 0, 0, 0, 0, 0, 0, 0}));
   // Many 128x128 tiles (>= 192) and K >= 256 (lower_matmul.cpp): matmul_large.comp, vec4 operand rows,
   // partial tiles on both edges, K % 8 == 4 (the last step half empty), every layout, batch broadcast,
-  // epilogue; fewer tiles but long K: matmul_medium.comp (the same core on 64x64 tiles).
+  // epilogue; fewer tiles but long K: matmul_medium.comp (the same core on 64x64 tiles), or, from
+  // K = 1024 on grids under 256 tiles, split-K over >= 512-deep slices.
   b.add("matmul large batch 48x130x260@260x132 bias+residual", Op::MatMul,
         {N(F({48, 130, 260})), N(F({260, 132})), N(F({132})), N(F({48, 130, 132}))}, epi({7, 7}, {0, 0, 0, 0}));
   b.add("matmul large trans_a trans_b batch", Op::MatMul, {N(F({48, 260, 132})), N(F({48, 130, 260}))}, tab);
   b.add("matmul large trans_a", Op::MatMul, {N(F({2, 24, 260, 132})), N(F({260, 136}))}, ta);
-  b.add("matmul medium 16x130x1028 trans_b relu", Op::MatMul, {N(F({16, 130, 1028})), N(F({132, 1028}))},
+  b.add("matmul medium 16x130x1000 trans_b relu", Op::MatMul, {N(F({16, 130, 1000})), N(F({132, 1000}))},
+        [&] { Attrs a = epi({1}, {0, 0}); a["trans_b"] = int64_t(1); return a; }());
+  b.add("matmul mid-grid split-K 8x130x1024 trans_b relu", Op::MatMul, {N(F({8, 130, 1024})), N(F({132, 1024}))},
         [&] { Attrs a = epi({1}, {0, 0}); a["trans_b"] = int64_t(1); return a; }());
   // The accelerated mode (ir/matmul.h, `--precision`): operands rounded to fp16 / bf16, f32 sums
   // (matmul_f16.comp, matmul_bf16.comp; the evaluator rounds the same way). Partial 64x64 tiles, K
