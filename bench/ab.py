@@ -70,7 +70,10 @@ def main():
             fwd, trn = os.path.join(work, "%s_%s.mgb" % (name, label)), os.path.join(work, "%s_%s_train.mgb" % (name, label))
             try:
                 run([binary, "compile", os.path.join(work, name + ".onnx"), "-o", fwd, "-q"], env)
-                out = run([binary, "run", fwd, *ins, "--warmup", "10", "--iterations", "30"], env)
+                # Warm-ups long enough (~0.3 s and more) for the GPU to leave
+                # the idle clocks the compile left it in: with 10 / 3, the
+                # first variant's forward or train step read up to 3.4x slow.
+                out = run([binary, "run", fwd, *ins, "--warmup", "100", "--iterations", "30"], env)
                 row[label + " fwd"] = W.run_ms(out)[1]
                 rep = os.path.join(work, "%s_%s_train.json" % (name, label))
                 run([binary, "compile", os.path.join(work, name + "_train.onnx"), "--train", *loss_flags, "--optimizer",
@@ -78,7 +81,7 @@ def main():
                 tj = json.load(open(rep))
                 row[label + " dispatches"] = len(tj["dispatches"])
                 targs = [trn, "--entry", "train_step", *ins, "-i", "labels=" + labels]
-                out = run([binary, "run", *targs, "--warmup", "3", "--iterations", str(args.steps)], env)
+                out = run([binary, "run", *targs, "--warmup", "30", "--iterations", str(args.steps)], env)
                 row[label + " train"] = W.run_ms(out)[1]
                 if args.profile:
                     trace = os.path.join(work, "%s_%s_train_trace.json" % (name, label))
