@@ -269,6 +269,10 @@ void nnCases(Builder& b) {
         {N(F({1, 6, 1, 64})), N(F({1, 2, 1, 64})), N(F({1, 2, 1, 64})), N(F({1, 2, 200, 64})), N(F({1, 2, 200, 64})),
          pos(DType::I64, 150), N(F({1, 64})), N(F({1, 64})), causal(1, 200, 150)},
         {{"scale", 0.125}});
+  b.add("attention_cache prefill 40 rows of 64 (keys rotated as read, past the shared row buffer)", Op::AttentionCache,
+        {N(F({1, 2, 40, 64})), N(F({1, 1, 40, 64})), N(F({1, 1, 40, 64})), N(F({1, 1, 64, 64})), N(F({1, 1, 64, 64})),
+         pos(DType::I64, 8), N(F({40, 64})), N(F({40, 64})), causal(40, 64, 8)},
+        {{"scale", 0.125}});
   b.add("attention_cache prefill 3 rows at 4, batch 2, head 6 (scalar keys), Dv 5", Op::AttentionCache,
         {N(F({2, 2, 3, 6})), N(F({2, 2, 3, 6})), N(F({2, 2, 3, 5})), N(F({2, 2, 8, 6})), N(F({2, 2, 8, 5})),
          pos(DType::I32, 4), N(F({3, 6})), N(F({3, 6})), causal(3, 8, 4)},
