@@ -52,9 +52,12 @@ class BundleBuilder {
   // false: no kernel is specialized to its dispatches' params
   // (kernels/specialize.h; `mgc compile --no-specialize`).
   void setSpecializeKernels(bool on) { specializeKernels_ = on; }
-  // The tokenizer.json text and stop ids the bundle carries (mgb.fbs).
-  void setTokenizer(std::string json, std::vector<int64_t> eosTokenIds) {
+  // The tokenizer the bundle carries (mgb.fbs): tokenizer.json text or a
+  // SentencePiece tokenizer.model's bytes (at most one non-empty), and the
+  // stop ids.
+  void setTokenizer(std::string json, std::string model, std::vector<int64_t> eosTokenIds) {
     spec_.tokenizer = std::move(json);
+    spec_.tokenizerModel = std::move(model);
     spec_.eosTokenIds = std::move(eosTokenIds);
   }
   // The self-check of one entry point (compiler/self_check.h).

@@ -3,9 +3,13 @@
 
 #include <sys/stat.h>
 
+#include <memory>
+
 #include "compiler/hf/config.h"
 #include "compiler/hf/json_text.h"
+#include "compiler/tokenizer/sentencepiece_model.h"
 #include "compiler/tokenizer/tokenizer.h"
+#include "formats/file_read.h"
 #include "ir/types.h"
 
 namespace mgc {
@@ -37,14 +41,24 @@ bool readEos(const std::string& path, int64_t vocab, std::vector<int64_t>* ids) 
 
 CheckpointTokenizer readCheckpointTokenizer(const std::string& dir) {
   CheckpointTokenizer r;
-  const std::string path = dir + "/tokenizer.json";
-  if (!isFile(path)) return r;
-  r.json = hf::readTextFile(path);
-  const tok::Tokenizer t(r.json, path);
+  std::string path = dir + "/tokenizer.json";
+  std::unique_ptr<tok::TextTokenizer> t;
+  if (isFile(path)) {
+    r.json = hf::readTextFile(path);
+    t = std::make_unique<tok::Tokenizer>(r.json, path);
+  } else if (isFile(dir + "/tokenizer.model")) {
+    path = dir + "/tokenizer.model";
+    std::string error;
+    if (!fileio::readAll(path, &r.model, &error, tok::kMaxSentencePieceModelBytes)) throw Error(error);
+    t = std::make_unique<tok::SentencePieceModel>(r.model, path);
+  } else {
+    return r;
+  }
   const hf::ModelConfig config = hf::readConfig(dir);
-  if (t.vocabSize() > config.vocab)
-    throw Error(path + ": token ids reach " + std::to_string(t.vocabSize() - 1) + ", but config.json's vocab_size is " +
-                std::to_string(config.vocab) + " (the model has no embedding for them)");
+  if (t->vocabSize() > config.vocab)
+    throw Error(path + ": token ids reach " + std::to_string(t->vocabSize() - 1) +
+                ", but config.json's vocab_size is " + std::to_string(config.vocab) +
+                " (the model has no embedding for them)");
   if (!readEos(dir + "/generation_config.json", config.vocab, &r.eosTokenIds))
     readEos(dir + "/config.json", config.vocab, &r.eosTokenIds);
   return r;

@@ -25,10 +25,12 @@ double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// The folder's tokenizer.json (checked) and stop ids, for the bundle.
+// The folder's tokenizer.json or tokenizer.model (checked) and stop ids,
+// for the bundle.
 void attachTokenizer(const std::string& dir, Program* p) {
   CheckpointTokenizer t = readCheckpointTokenizer(dir);
   p->tokenizer = std::move(t.json);
+  p->tokenizerModel = std::move(t.model);
   p->eosTokenIds = std::move(t.eosTokenIds);
 }
 
@@ -99,7 +101,7 @@ ProgramResult compileProgram(Program program, const CompileOptions& opts, const 
   BundleBuilder builder(program.source, &report);
   builder.setSpecializeKernels(opts.specializeKernels);
   for (const EntryPoint& e : program.entryPoints) builder.addEntryPoint(e.name, e.graph, &r.compile.phases);
-  builder.setTokenizer(std::move(program.tokenizer), std::move(program.eosTokenIds));
+  builder.setTokenizer(std::move(program.tokenizer), std::move(program.tokenizerModel), std::move(program.eosTokenIds));
   if (opts.embedCheck) embedSelfCheck(program, opts, &builder, &r.compile);
   mgb::BundleImage image = builder.finish(&r.compile.phases, opts.assembleBundle);
   if (opts.assembleBundle) r.compile.bundle = std::move(image.bytes);

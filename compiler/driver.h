@@ -60,6 +60,7 @@ struct Program {
   std::vector<EntryPoint> entryPoints;  // in bundle order; names unique
   std::vector<PhaseTime> phases;        // time already spent (import, program building)
   std::string tokenizer = {};           // tokenizer.json text stored in the bundle, or empty
+  std::string tokenizerModel = {};      // else a SentencePiece tokenizer.model's bytes, or empty
   std::vector<int64_t> eosTokenIds = {};  // stored with it: ids that end a generation
 };
 

@@ -99,8 +99,12 @@ std::vector<uint8_t> buildManifest(const BundleSpec& spec) {
   if (!spec.eosTokenIds.empty()) eos = fbb.CreateVector(spec.eosTokenIds);
   flatbuffers::Offset<Check> check;  // absent unless asked for: other bundles keep their bytes
   if (!spec.check.entryPoint.empty()) check = buildCheck(fbb, spec.check);
-  auto root =
-      CreateBundle(fbb, producer, kernelsVec, arenasVec, tensorsVec, entryVec, state, tokenizer, eos, check);
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> tokenizerModel;
+  if (!spec.tokenizerModel.empty())
+    tokenizerModel =
+        fbb.CreateVector(reinterpret_cast<const uint8_t*>(spec.tokenizerModel.data()), spec.tokenizerModel.size());
+  auto root = CreateBundle(fbb, producer, kernelsVec, arenasVec, tensorsVec, entryVec, state, tokenizer, eos, check,
+                           tokenizerModel);
   FinishBundleBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

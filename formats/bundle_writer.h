@@ -96,6 +96,7 @@ struct BundleSpec {
   std::vector<DataSpan> spans;
   std::vector<uint32_t> state;  // indices into tensors: the named state tensors
   std::string tokenizer;             // tokenizer.json text, or empty: none
+  std::string tokenizerModel;        // SentencePiece tokenizer.model bytes, or empty: none
   std::vector<int64_t> eosTokenIds;  // ids that end a generation, or empty
   CheckEntry check;                  // --embed-check, or empty
 };

@@ -24,7 +24,7 @@ PACKAGES=(
   libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev catch2
-  libpcre2-dev libutf8proc-dev nodejs
+  libpcre2-dev libutf8proc-dev libsentencepiece-dev sentencepiece python3-sentencepiece nodejs
   llvm-14-tools clang-14 libfuzzer-14-dev
   libonnx-testdata dataset-fashion-mnist
   python3-torch python3-torchvision python3-onnx python3-numpy python3-dev pybind11-dev

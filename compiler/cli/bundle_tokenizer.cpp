@@ -5,9 +5,11 @@
 #include <fstream>
 
 #include "compiler/hf/json_text.h"
+#include "compiler/tokenizer/sentencepiece_model.h"
+#include "compiler/tokenizer/tokenizer.h"
 #include "formats/bundle_layout.h"
-#include "formats/mgb_generated.h"
 #include "formats/file_read.h"
+#include "formats/mgb_generated.h"
 #include "ir/types.h"
 
 namespace mgc {
@@ -20,6 +22,10 @@ bool readAt(std::ifstream& f, uint64_t offset, void* out, uint64_t size) {
   return bool(f) && uint64_t(f.gcount()) == size;
 }
 
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace
 
 BundleTokenizer loadTokenizer(const std::string& path) {
@@ -30,7 +36,13 @@ BundleTokenizer loadTokenizer(const std::string& path) {
   char magic[4] = {};
   if (fileSize < sizeof magic || !readAt(f, 0, magic, sizeof magic) || std::memcmp(magic, mgb::kMagic, 4) != 0) {
     BundleTokenizer r;
-    r.tokenizer = std::make_unique<tok::Tokenizer>(hf::readTextFile(path), path);
+    if (endsWith(path, ".model")) {
+      std::string bytes, error;
+      if (!fileio::readAll(path, &bytes, &error, tok::kMaxSentencePieceModelBytes)) throw Error(error);
+      r.tokenizer = std::make_unique<tok::SentencePieceModel>(bytes, path);
+    } else {
+      r.tokenizer = std::make_unique<tok::Tokenizer>(hf::readTextFile(path), path);
+    }
     return r;
   }
   mgb::Header h;
@@ -45,7 +57,12 @@ BundleTokenizer loadTokenizer(const std::string& path) {
   if (!mgb::VerifyBundleBuffer(v)) throw Error(path + ": manifest failed verification");
   const mgb::Bundle* b = mgb::GetBundle(manifest.data());
   BundleTokenizer r;
-  if (b->tokenizer()) r.tokenizer = std::make_unique<tok::Tokenizer>(b->tokenizer()->str(), path + ": tokenizer.json");
+  if (b->tokenizer()) {
+    r.tokenizer = std::make_unique<tok::Tokenizer>(b->tokenizer()->str(), path + ": tokenizer.json");
+  } else if (const flatbuffers::Vector<uint8_t>* m = b->tokenizer_model()) {
+    const std::string bytes(reinterpret_cast<const char*>(m->data()), m->size());
+    r.tokenizer = std::make_unique<tok::SentencePieceModel>(bytes, path + ": tokenizer.model");
+  }
   if (b->eos_token_ids()) r.eosTokenIds.assign(b->eos_token_ids()->begin(), b->eos_token_ids()->end());
   return r;
 }

@@ -22,6 +22,7 @@
 #include "compiler/cli/sampler.h"
 #include "compiler/cli/token_ids.h"
 #include "compiler/hf/json_text.h"
+#include "compiler/tokenizer/stream_decoder.h"
 #include "formats/file_read.h"
 #include "ir/types.h"
 
@@ -114,8 +115,8 @@ int generateMain(int argc, char** argv) {
     bt = loadTokenizer(path);
     if (textPrompt && !bt.tokenizer)
       return report("generate", {kExitUsage, "text prompts need a tokenizer in the bundle, and " + path +
-                                                 " has none (its checkpoint folder had no tokenizer.json); give token "
-                                                 "ids with --prompt-ids"});
+                                                 " has none (its checkpoint folder had no tokenizer.json or "
+                                                 "tokenizer.model); give token ids with --prompt-ids"});
     if (fileOpt->count()) prompt = hf::readTextFile(promptFile);
     if (textPrompt) ids = bt.tokenizer->encode(prompt, !noSpecial);
   } catch (const Error& e) {

@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "compiler/cli/bundle_file.h"
 #include "compiler/cli/commands.h"
 #include "compiler/cli/token_ids.h"
+#include "compiler/tokenizer/sentencepiece_model.h"
 #include "compiler/tokenizer/tokenizer.h"
 #include "formats/bundle_layout.h"
 #include "formats/dtype.h"
@@ -24,13 +26,22 @@ namespace {
 
 const char* kArenaNames[] = {"weights", "activations", "state"};
 
-// "tokenizer.json 9084490 bytes, 128256 token ids, stops at 128001,128009",
-// or why it does not load.
+// "tokenizer.json 9084490 bytes, 128256 token ids, stops at 128001,128009"
+// (or "tokenizer.model 499723 bytes, ..."), or why it does not load.
 std::string tokenizerLine(const mgb::Bundle& b, const std::string& path) {
-  std::string line = "tokenizer.json " + std::to_string(b.tokenizer()->size()) + " bytes, ";
+  const bool json = b.tokenizer() != nullptr;
+  const std::string file = json ? "tokenizer.json" : "tokenizer.model";
+  std::string line =
+      file + " " + std::to_string(json ? b.tokenizer()->size() : b.tokenizer_model()->size()) + " bytes, ";
   try {
-    const tok::Tokenizer t(b.tokenizer()->str(), path + ": tokenizer.json");
-    line += std::to_string(t.vocabSize()) + " token ids";
+    std::unique_ptr<tok::TextTokenizer> t;
+    if (json)
+      t = std::make_unique<tok::Tokenizer>(b.tokenizer()->str(), path + ": " + file);
+    else
+      t = std::make_unique<tok::SentencePieceModel>(
+          std::string(reinterpret_cast<const char*>(b.tokenizer_model()->data()), b.tokenizer_model()->size()),
+          path + ": " + file);
+    line += std::to_string(t->vocabSize()) + " token ids";
   } catch (const Error& e) {
     return line + "does not load: " + e.what();
   }
@@ -83,7 +94,7 @@ int inspectMain(int argc, char** argv) {
               b->producer() ? b->producer()->c_str() : "?");
   std::printf("  manifest %llu bytes, weights %llu bytes at offset %llu\n", (unsigned long long)h.manifest_size,
               (unsigned long long)h.weights_size, (unsigned long long)h.weights_offset);
-  if (b->tokenizer()) std::printf("  %s\n", tokenizerLine(*b, path).c_str());
+  if (b->tokenizer() || b->tokenizer_model()) std::printf("  %s\n", tokenizerLine(*b, path).c_str());
   if (const mgb::Check* c = b->check())  // the structure only: libmgrt checks its sizes at load
     std::printf("  self-check: entry point '%s', %u inputs, %u outputs, tolerance %g (mgc verify runs it)\n",
                 c->entry_point() ? c->entry_point()->c_str() : "?", c->inputs() ? c->inputs()->size() : 0,

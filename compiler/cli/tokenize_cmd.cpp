@@ -1,16 +1,19 @@
-// mgc tokenize (BUNDLE.mgb | tokenizer.json) (--text T | --file F | --decode 1,2,3 | --batch F.jsonl)
+// mgc tokenize (BUNDLE.mgb | tokenizer.json | FILE.model)
+//   (--text T | --file F | --decode 1,2,3 | --batch F.jsonl)
 //   [--ids-only] [--no-special-tokens] [--skip-special]
-// Text ↔ token ids with the tokenizer a bundle carries (or a tokenizer.json):
-// what mgc generate does with --prompt, on its own.
+// Text ↔ token ids with the tokenizer a bundle carries (or a tokenizer.json
+// or SentencePiece .model file): what mgc generate does with --prompt, on
+// its own.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "compiler/cli/bundle_tokenizer.h"
 #include "compiler/cli/commands.h"
 #include "compiler/cli/token_ids.h"
 #include "compiler/hf/json_text.h"
+#include "compiler/tokenizer/stream_decoder.h"
 #include "formats/file_read.h"
 #include "ir/types.h"
 
@@ -26,7 +29,7 @@ int fail(int code, const std::string& message) {
 // --batch: each line a JSON string; each output line a JSON object with the
 // ids, both decodes and the text the stream decoder (mgc generate's) prints
 // for the ids, for scripts (tests/compiler/tokenizer/reference.mjs).
-void runBatch(const tok::Tokenizer& t, const std::string& path, bool addSpecial) {
+void runBatch(const tok::TextTokenizer& t, const std::string& path, bool addSpecial) {
   std::string all, error;
   if (!fileio::readAll(path, &all, &error)) throw Error(error);
   std::istringstream f(all);
@@ -51,7 +54,9 @@ int tokenizeMain(int argc, char** argv) {
   CLI::App app{"Encode text to token ids, or decode ids to text, with a bundle's tokenizer", "mgc tokenize"};
   std::string path, text, file, decodeIds, batch;
   bool idsOnly = false, noSpecial = false, skipSpecial = false;
-  app.add_option("source", path, "a bundle (.mgb) compiled from a folder with tokenizer.json, or a tokenizer.json")
+  app.add_option("source", path,
+                 "a bundle (.mgb) compiled from a folder with tokenizer.json or tokenizer.model, a tokenizer.json, or "
+                 "a SentencePiece model (a name ending in .model)")
       ->required();
   auto* textOpt = app.add_option("--text", text, "text to encode");
   auto* fileOpt = app.add_option("--file", file, "encode the contents of this file");
@@ -78,8 +83,10 @@ int tokenizeMain(int argc, char** argv) {
   try {
     BundleTokenizer bt = loadTokenizer(path);
     if (!bt.tokenizer)
-      return fail(kExitBadInput, path + ": the bundle has no tokenizer (its checkpoint folder had no tokenizer.json)");
-    const tok::Tokenizer& t = *bt.tokenizer;
+      return fail(
+          kExitBadInput,
+          path + ": the bundle has no tokenizer (its checkpoint folder had no tokenizer.json or tokenizer.model)");
+    const tok::TextTokenizer& t = *bt.tokenizer;
     if (batchOpt->count()) {
       runBatch(t, batch, !noSpecial);
       return kExitOk;

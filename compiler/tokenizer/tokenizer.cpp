@@ -103,24 +103,4 @@ const std::string* Tokenizer::idToToken(int64_t id) const {
   return model_->idToToken(int32_t(id));
 }
 
-// tokenizers' step_decode_stream: decode the window ids_ with and without
-// the new id; the difference is new text once it does not end in U+FFFD.
-std::string StreamDecoder::push(int64_t id) {
-  ids_.push_back(id);
-  const std::string text = t_.decode(ids_, skip_);
-  if (text.size() <= prefix_.size() || (text.size() >= 3 && text.compare(text.size() - 3, 3, "\xEF\xBF\xBD") == 0))
-    return "";
-  // A decoder may rewrite earlier text once more tokens follow; then the
-  // window's text does not extend what was printed, and the new text is
-  // what follows the common part.
-  size_t common = 0;
-  while (common < prefix_.size() && prefix_[common] == text[common]) ++common;
-  std::string fresh = text.substr(common);
-  const size_t newPrefixIndex = ids_.size() - prefixIndex_;
-  ids_.erase(ids_.begin(), ids_.begin() + long(prefixIndex_));
-  prefix_ = t_.decode(ids_, skip_);
-  prefixIndex_ = newPrefixIndex;
-  return fresh;
-}
-
 }  // namespace mgc::tok

@@ -23,25 +23,26 @@
 #include "compiler/tokenizer/normalizer.h"
 #include "compiler/tokenizer/post_processor.h"
 #include "compiler/tokenizer/pre_tokenizer.h"
+#include "compiler/tokenizer/text_tokenizer.h"
 
 namespace mgc::tok {
 
-class Tokenizer {
+class Tokenizer : public TextTokenizer {
  public:
   // Parses tokenizer.json's text; `name` starts every error message (the
   // file's path, or "BUNDLE.mgb: tokenizer.json").
   Tokenizer(const std::string& jsonText, const std::string& name);
 
   // `text` must be valid UTF-8. addSpecialTokens: apply the post-processor.
-  std::vector<int64_t> encode(const std::string& text, bool addSpecialTokens) const;
+  std::vector<int64_t> encode(const std::string& text, bool addSpecialTokens) const override;
   // Ids no token has are dropped, as tokenizers does (a model's embedding
   // table is often padded past the vocabulary).
-  std::string decode(const std::vector<int64_t>& ids, bool skipSpecialTokens) const;
+  std::string decode(const std::vector<int64_t>& ids, bool skipSpecialTokens) const override;
 
   // One past the largest id of the model's vocabulary and the added tokens.
-  int64_t vocabSize() const;
+  int64_t vocabSize() const override;
   // The token string of an id (added token or model vocabulary), null if none.
-  const std::string* idToToken(int64_t id) const;
+  const std::string* idToToken(int64_t id) const override;
 
  private:
   void checkAddedIds(const std::string& where) const;
@@ -52,25 +53,6 @@ class Tokenizer {
   std::unique_ptr<BpeModel> model_;
   PostProcessor postProcessor_;
   Decoder decoder_;
-};
-
-// Text from ids one at a time, for printing while generating: push() returns
-// the text the ids so far add to what was returned before, holding back an
-// incomplete UTF-8 character (a byte-level or <0xXX> token cut mid-character)
-// until the tokens that complete it arrive. As tokenizers' DecodeStream:
-// it decodes a short window of recent ids, so context-dependent decoders
-// (Metaspace's first-token rule, Strip) behave as in a full decode.
-class StreamDecoder {
- public:
-  StreamDecoder(const Tokenizer& t, bool skipSpecialTokens) : t_(t), skip_(skipSpecialTokens) {}
-  std::string push(int64_t id);
-
- private:
-  const Tokenizer& t_;
-  bool skip_;
-  std::vector<int64_t> ids_;
-  std::string prefix_;  // decode of ids_[0..prefixIndex_)
-  size_t prefixIndex_ = 0;
 };
 
 }  // namespace mgc::tok

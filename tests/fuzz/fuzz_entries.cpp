@@ -7,20 +7,22 @@
 #include <string_view>
 #include <vector>
 
-#include "ir/parser.h"
-#include "ir/types.h"
 #include "compiler/hf/config.h"
 #include "compiler/hf/shard_index.h"
 #include "compiler/onnx/import.h"
+#include "compiler/tokenizer/sentencepiece_model.h"
+#include "compiler/tokenizer/stream_decoder.h"
 #include "compiler/tokenizer/tokenizer.h"
 #include "compiler/tokenizer/utf8.h"
 #include "formats/bundle_layout.h"
 #include "formats/idx.h"
 #include "formats/npy.h"
 #include "formats/safetensors.h"
+#include "ir/parser.h"
+#include "ir/types.h"
 #include "runtime/core/verify_fuzz_entry.h"
-#include "runtime/vulkan/pipeline_cache_file.h"
 #include "runtime/include/mgrt.h"
+#include "runtime/vulkan/pipeline_cache_file.h"
 
 namespace mgc_fuzz {
 namespace {
@@ -206,6 +208,25 @@ void tokenizer(const uint8_t* data, size_t size) {
     for (int64_t id : ids) stream.push(id);
   } catch (const mgc::Error& e) {
     if (std::strlen(e.what()) == 0) contractBroken("tokenizer refusal without a message");
+  }
+}
+
+void sentencepiece(const uint8_t* data, size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  try {
+    const mgc::tok::SentencePieceModel m(bytes, "tokenizer.model");
+    for (bool bos : {true, false}) {
+      const std::vector<int64_t> ids =
+          m.encode("Hello, world! 12345 caf\xC3\xA9 \xE4\xBD\xA0\xE5\xA5\xBD \xF0\x9F\x98\x80 <s>\n", bos);
+      for (int64_t id : ids)
+        if (id < 0 || id >= m.vocabSize()) contractBroken("sentencepiece encode produced an id outside the vocabulary");
+      for (bool skip : {true, false})
+        if (!mgc::tok::isValidUtf8(m.decode(ids, skip))) contractBroken("sentencepiece decode produced invalid UTF-8");
+      mgc::tok::StreamDecoder stream(m, true);
+      for (int64_t id : ids) stream.push(id);
+    }
+  } catch (const mgc::Error& e) {
+    if (std::strlen(e.what()) == 0) contractBroken("sentencepiece refusal without a message");
   }
 }
 

@@ -36,6 +36,11 @@ void hfJson(const uint8_t* data, size_t size);
 // text (ASCII, CJK, emoji, an added-token-like "<|x|>") encoded, decoded,
 // and streamed id by id. Only mgc::Error may escape.
 void tokenizer(const uint8_t* data, size_t size);
+// compiler/tokenizer: the input as a SentencePiece tokenizer.model (through
+// libmgc_sentencepiece.so); when it loads, the same text encoded with and
+// without BOS, decoded with and without special tokens, and streamed id by
+// id. Only mgc::Error may escape.
+void sentencepiece(const uint8_t* data, size_t size);
 
 // formats/idx: parse (from bytes), and for an accepted rank-1 array, the
 // dataset step that turns it into labels (makeDataset).

@@ -15,7 +15,7 @@ build=$(cd "$1" && pwd)
 seconds=$2
 shift 2
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(bundle onnx ir npy safetensors pipeline_cache hf_json tokenizer idx cli)
+[[ ${#targets[@]} -gt 0 ]] || targets=(bundle onnx ir npy safetensors pipeline_cache hf_json tokenizer sentencepiece idx cli)
 src=$(cd "$(dirname "$0")" && pwd)
 
 status=0

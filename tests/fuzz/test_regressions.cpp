@@ -56,6 +56,7 @@ const Target kTargets[] = {{"bundle", mgc_fuzz::bundle},
                            {"pipeline_cache", mgc_fuzz::pipelineCache},
                            {"hf_json", mgc_fuzz::hfJson},
                            {"tokenizer", mgc_fuzz::tokenizer},
+                           {"sentencepiece", mgc_fuzz::sentencepiece},
                            {"idx", mgc_fuzz::idx},
                            {"cli", mgc_fuzz::cli}};
 

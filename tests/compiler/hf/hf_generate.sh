@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # mgc generate / bench-decode end to end (docs/llm.md): a generation bundle
 # from a tiny random checkpoint (make_checkpoints.py) generates exactly the
-# reference's greedy tokens; a bundle with a tokenizer takes text prompts,
-# streams text and stops at end-of-sequence; bad requests are clear errors.
+# reference's greedy tokens; a bundle with a tokenizer (tokenizer.json or a
+# SentencePiece tokenizer.model) takes text prompts, streams text and stops
+# at end-of-sequence; bad requests are clear errors.
 # Usage: tests/compiler/hf/hf_generate.sh MGC FIXTURES_DIR TMP_DIR
 set -uo pipefail
 MGC=$1
@@ -76,6 +77,42 @@ mkdir -p "$TMP/badtok" && cp "$FX/qwen2/config.json" "$FX/qwen2/model.safetensor
 echo '{"model": {"type": "WordPiece", "vocab": {}}}' >"$TMP/badtok/tokenizer.json"
 expect_error bad_tokenizer 1 "badtok/tokenizer.json: model type 'WordPiece' is not supported" -- compile "$TMP/badtok" --max-seq 16 -o "$TMP/x.mgb"
 expect_error tokenize_no_tokenizer 1 "the bundle has no tokenizer" -- tokenize "$TMP/llama.mgb" --text hi
+
+# A folder with a SentencePiece tokenizer.model and no tokenizer.json (Llama 2
+# style): the llama checkpoint with a 250-piece BPE model
+# (tests/compiler/tokenizer/make_sentencepiece.py). Its ids are
+# python3-sentencepiece's (the reference), BOS first; generation stops at
+# config.json's eos_token_id 2.
+SPM=tests/compiler/tokenizer/sentencepiece
+mkdir -p "$TMP/spm" && cp "$FX/llama/config.json" "$FX/llama/model.safetensors" "$TMP/spm/"
+cp "$SPM/bpe_small.model" "$TMP/spm/tokenizer.model"
+"$MGC" compile "$TMP/spm" --max-seq 32 -o "$TMP/spm.mgb" -q || { echo "FAIL compile spm"; exit 1; }
+spm_ref=$(/usr/bin/python3 -c "import sentencepiece as s, sys
+p = s.SentencePieceProcessor(model_file=sys.argv[1])
+print(','.join(map(str, [p.bos_id()] + p.encode(sys.argv[2]))))" "$SPM/bpe_small.model" "$prompt")
+check "tokenizer.model: tokenize = python3-sentencepiece" "$("$MGC" tokenize "$TMP/spm.mgb" --text "$prompt" --ids-only)" "$spm_ref"
+spm_gen=(--max-tokens 4 --temperature 0 --print-ids --ignore-eos)
+by_ids=$("$MGC" generate "$TMP/spm.mgb" --prompt-ids "$spm_ref" "${spm_gen[@]}" | tail -1)
+out=$("$MGC" generate "$TMP/spm.mgb" --prompt "$prompt" "${spm_gen[@]}")
+check "tokenizer.model: --prompt = --prompt-ids of its encoding" "$(tail -1 <<<"$out")" "$by_ids"
+[[ $(tail -1 <<<"$out" | tr ',' '\n' | wc -l) == 4 ]] || { echo "FAIL tokenizer.model: not 4 new tokens: $out"; fail=1; }
+check "tokenizer.model: streamed text = decode of the ids" "$(head -n -2 <<<"$out")" \
+  "$("$MGC" tokenize "$TMP/spm.mgb" --decode "$(tail -1 <<<"$out")" --skip-special)"
+check "tokenizer.model: inspect" "$("$MGC" inspect "$TMP/spm.mgb" | grep -o 'tokenizer.model .*')" \
+  "tokenizer.model $(stat -c %s "$SPM/bpe_small.model") bytes, 250 token ids, stops at 2"
+# Both files: tokenizer.json wins (qwen2's adds <|begin_of_text|> = 254).
+mkdir -p "$TMP/spm_both" && cp "$TMP/spm/"* "$FX/qwen2/tokenizer.json" "$TMP/spm_both/"
+"$MGC" compile "$TMP/spm_both" --max-seq 32 -o "$TMP/spm_both.mgb" -q || { echo "FAIL compile spm_both"; fail=1; }
+enc=$("$MGC" tokenize "$TMP/spm_both.mgb" --text "$prompt" --ids-only)
+check "tokenizer.json wins over tokenizer.model" "${enc%%,*}" 254
+# A tokenizer.model that does not load, or whose ids the model cannot embed.
+mkdir -p "$TMP/spm_bad" && cp "$FX/llama/config.json" "$FX/llama/model.safetensors" "$TMP/spm_bad/"
+head -c 1000 "$SPM/bpe_small.model" >"$TMP/spm_bad/tokenizer.model"
+expect_error spm_truncated 1 "spm_bad/tokenizer.model: not a SentencePiece model (the protobuf does not parse: truncated)" -- compile "$TMP/spm_bad" --max-seq 32 -o "$TMP/x.mgb"
+printf 'not a model' >"$TMP/spm_bad/tokenizer.model"
+expect_error spm_garbage 1 "spm_bad/tokenizer.model: not a SentencePiece model (the protobuf does not parse" -- compile "$TMP/spm_bad" --max-seq 32 -o "$TMP/x.mgb"
+cp "$SPM/bpe_byte_fallback.model" "$TMP/spm_bad/tokenizer.model"
+expect_error spm_vocab 1 "spm_bad/tokenizer.model: token ids reach 599, but config.json's vocab_size is 256" -- compile "$TMP/spm_bad" --max-seq 32 -o "$TMP/x.mgb"
 expect_error prompt_and_ids 2 "excludes" -- generate "$TMP/qwen2.mgb" --prompt hi --prompt-ids 1
 
 expect_error past_max_seq 2 "this bundle holds 48" -- generate "$TMP/llama.mgb" --prompt-ids 1,2,3 --max-tokens 47

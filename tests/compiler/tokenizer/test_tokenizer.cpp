@@ -8,6 +8,7 @@
 #include <string>
 
 #include "compiler/tokenizer/byte_level.h"
+#include "compiler/tokenizer/stream_decoder.h"
 #include "compiler/tokenizer/tokenizer.h"
 #include "compiler/tokenizer/utf8.h"
 #include "ir/types.h"
