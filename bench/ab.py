@@ -4,8 +4,8 @@ machine: each workload is exported once (bench/workloads.py's models and
 seeds), then every variant compiles it and times the forward and the AdamW
 train step (`mgc run`, GPU medians). A variant is LABEL=MGC_BINARY, or
 LABEL=MGC_BINARY:VAR=VALUE,... to run that binary with environment
-variables set. With --profile, one profiled train step per variant and
-workload, summarized by kernel and shape (bench/trace_shapes.py).
+variables set. With --profile, one profiled forward and train step per
+variant and workload, summarized by kernel and shape (bench/trace_shapes.py).
 
 Writes OUT/ab.md (GPU ms, one column per variant) and OUT/ab.json.
 
@@ -48,6 +48,16 @@ def export(name, work, quick):
     return ins, os.path.join(work, "%s_labels.npy" % name), W.WORKLOADS[name][3]
 
 
+def profile(binary, args, env, trace, out):
+    """One profiled run of `mgc run ARGS` (after a warm-up), summarized by
+    kernel and shape (trace_shapes.py) into OUT."""
+    prof = run([binary, "run", *args, "--warmup", "30", "--iterations", "5", "--profile", trace], env)
+    shapes = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "trace_shapes.py"), trace, "--top",
+                             "30"], capture_output=True, text=True).stdout
+    with open(out, "w") as f:
+        f.write(prof + "\n" + shapes)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -75,6 +85,9 @@ def main():
                 # first variant's forward or train step read up to 3.4x slow.
                 out = run([binary, "run", fwd, *ins, "--warmup", "100", "--iterations", "30"], env)
                 row[label + " fwd"] = W.run_ms(out)[1]
+                if args.profile:
+                    profile(binary, [fwd, *ins], env, os.path.join(work, "%s_%s_fwd_trace.json" % (name, label)),
+                            os.path.join(args.out, "%s_%s_fwd_profile.txt" % (name, label)))
                 rep = os.path.join(work, "%s_%s_train.json" % (name, label))
                 run([binary, "compile", os.path.join(work, name + "_train.onnx"), "--train", *loss_flags, "--optimizer",
                      "adamw", "--lr", "1e-3", "-o", trn, "--report", rep, "-q"], env)
@@ -84,12 +97,8 @@ def main():
                 out = run([binary, "run", *targs, "--warmup", "30", "--iterations", str(args.steps)], env)
                 row[label + " train"] = W.run_ms(out)[1]
                 if args.profile:
-                    trace = os.path.join(work, "%s_%s_train_trace.json" % (name, label))
-                    prof = run([binary, "run", *targs, "--warmup", "3", "--iterations", "5", "--profile", trace], env)
-                    shapes = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "trace_shapes.py"),
-                                             trace, "--top", "30"], capture_output=True, text=True).stdout
-                    with open(os.path.join(args.out, "%s_%s_train_profile.txt" % (name, label)), "w") as f:
-                        f.write(prof + "\n" + shapes)
+                    profile(binary, targs, env, os.path.join(work, "%s_%s_train_trace.json" % (name, label)),
+                            os.path.join(args.out, "%s_%s_train_profile.txt" % (name, label)))
             except Exception as e:  # one failure must not hide the other variants
                 row[label + " error"] = str(e)[:300]
             for f in (fwd, trn):

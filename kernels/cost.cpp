@@ -53,7 +53,7 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
     return a.empty() ? 0 : mul(mul(2, out), count(a.back()));
   }
   if (kernel == "qmatmul" || kernel == "qmatvec") return mul(mul(2, out), count(inType(g, n, 0).shape.back()));
-  if (kernel == "conv2d" || kernel == "conv2d_direct" || kernel == "conv2d_splitk")
+  if (kernel == "conv2d" || kernel == "conv2d_sliced" || kernel == "conv2d_direct" || kernel == "conv2d_splitk")
     return convFlops(inType(g, n, 1).shape, outType(g, n).shape);
   if (kernel == "conv2d_grad" || kernel == "conv2d_grad_gemm") {
     // ConvGradInput(dy, w) -> dx; ConvGradWeight(x, dy) -> dw

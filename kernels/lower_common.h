@@ -38,6 +38,16 @@ struct KSlices {
 };
 KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K);
 
+// Grids of fewer 64x64 tiles than this (and not split across workgroups)
+// run on the sliced 64x64 core (matmul_sliced, conv2d_sliced: two groups
+// of 256 threads per tile, alternate K steps; gemm_tile.glsl): about two
+// workgroups per multiprocessor of a big GPU, twice the warps of the plain
+// core, which such grids leave latency-bound. K must give each slice a few
+// 16-deep steps.
+constexpr int64_t kSlicedBelow = 256;
+constexpr int64_t kSlicedMinK = 64;
+inline bool slicedGemm(int64_t tiles, int64_t K) { return tiles < kSlicedBelow && K >= kSlicedMinK; }
+
 // A plan for `kernel` with the node's name filled in.
 DispatchPlan makePlan(const Node& n, const char* kernel);
 

@@ -1,4 +1,5 @@
-// Conv → conv2d (implicit GEMM) or conv2d_direct; MaxPool / AvgPool →
+// Conv → conv2d (implicit GEMM; conv2d_sliced for small grids, conv2d_splitk
+// for small grids over a long K) or conv2d_direct; MaxPool / AvgPool →
 // pool2d. Param layouts: kernels/src/conv_params.glsl, pool2d.comp.
 #include <algorithm>
 
@@ -48,7 +49,10 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   d.groups[1] = clamp(tiles(Mg));
   d.groups[2] = clamp(groups);
   const KSlices ks = splitK(kConvSplitK, tiles(cols) * tiles(Mg) * groups, K);
-  if (ks.count < 2) return {d};
+  if (ks.count < 2) {
+    if (slicedGemm(tiles(cols) * tiles(Mg) * groups, K)) d.kernel = "conv2d_sliced";
+    return {d};
+  }
   const int64_t slices = ks.count, sliceK = ks.sliceK;
   DispatchPlan zero = makePlan(n, "conv2d_finish");
   zero.params = {u32(n, numel(y), "output size"), d.params[4], u32(n, y[2] * y[3], "pixels"), d.params[16], 0};

@@ -164,6 +164,7 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   const int64_t grid = tiles(N) * tiles(M) * batches;
   KSlices ks = splitK(kMatMulSplitK, grid, K);
   if (ks.count < 2 && vec4Rows(layout, M, N, K)) ks = splitK(kMidGridSplitK, grid, K);
+  if (ks.count < 2 && slicedGemm(grid, K)) d.kernel = "matmul_sliced";
   return splitOver(g, n, d, ks, "matmul_splitk");
 }
 

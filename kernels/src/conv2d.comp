@@ -8,70 +8,10 @@
 // fused ops) before the store. Suits Mg >= 16; conv2d_direct.comp handles
 // depthwise and thin groups.
 //
+// conv2d_sliced.comp is this kernel with two K slices per workgroup
+// (gemm_tile.glsl's GEMM_SLICES; 512 threads).
+//
 // Grid: (pixel tiles, channel tiles, groups), each clamped to 65535;
 // workgroups loop over the rest. Params and bindings: conv_params.glsl.
 #version 450
-layout(local_size_x = 16, local_size_y = 16) in;
-#include "common.glsl"
-#include "conv_params.glsl"
-#include "gemm_tile.glsl"
-
-void main() {
-  uint groups = convParam(15), Cg = convParam(1) / groups, Mg = convParam(4) / groups;
-  uint KH = convParam(7), KW = convParam(8), taps = KH * KW, Kg = Cg * taps;
-  uint OW = convParam(6), P = convParam(5) * OW, cols = convParam(0) * P, HW = convParam(2) * convParam(3);
-  bool plain = taps == 1 && convParam(9) == 1 && convParam(10) == 1 && convParam(11) == 0 && convParam(12) == 0 && HW == P;
-  uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
-  uint tilesP = (cols + 63) / 64, tilesM = (Mg + 63) / 64;
-  for (uint g = gl_WorkGroupID.z; g < groups; g += gl_NumWorkGroups.z) {
-    for (uint tm = gl_WorkGroupID.y; tm < tilesM; tm += gl_NumWorkGroups.y) {
-      for (uint tp = gl_WorkGroupID.x; tp < tilesP; tp += gl_NumWorkGroups.x) {
-        uint m0 = tm * 64, p0 = tp * 64;
-        // The pixel this thread stages is the same for every K step.
-        uint pix = p0 + t % 64, kx0 = t / 64;
-        bool pixOk = pix < cols;
-        uint n = pixOk ? pix / P : 0, q = pix % P, oh = q / OW, ow = q % OW;
-        uint xImage = (n * convParam(1) + g * Cg) * HW;
-        float ra[4], rb[4];
-        vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
-        for (uint k0 = 0; k0 < Kg + 16; k0 += 16) {
-          if (k0 > 0) {
-            barrier();  // previous multiply done with the tiles
-            stageTiles(t, ra, rb);
-            barrier();
-          }
-          if (k0 < Kg) {  // fetch step k0 into registers while step k0-16 multiplies
-            for (uint l = 0; l < 4; ++l) {
-              uint e = t + 256 * l, m = e / 16, k = k0 + e % 16, oc = m0 + m;
-              ra[l] = oc < Mg && k < Kg ? w[(g * Mg + oc) * Kg + k] : 0.0;
-              k = k0 + kx0 + 4 * l;
-              float v = 0.0;
-              if (pixOk && k < Kg) {
-                if (plain) {
-                  v = x[xImage + k * HW + q];
-                } else {
-                  uint c = k / taps, tap = k % taps;
-                  v = inputTap(n, g * Cg + c, oh, ow, tap / KW, tap % KW);
-                }
-              }
-              rb[l] = v;
-            }
-          }
-          if (k0 > 0) multiplyTiles(tx, ty, acc);
-        }
-        for (uint i = 0; i < 4; ++i) {
-          uint oc = m0 + 4 * ty + i;
-          if (oc >= Mg) continue;
-          uint ch = g * Mg + oc;
-          float b = convParam(16) != 0 ? bias[ch] : 0.0;
-          for (uint j = 0; j < 4; ++j) {
-            uint c = p0 + 4 * tx + j;
-            if (c >= cols) continue;
-            uint o = ((c / P) * convParam(4) + ch) * P + c % P;
-            outv[o] = epilogue(acc[i][j] + b, o, 0u);
-          }
-        }
-      }
-    }
-  }
-}
+#include "conv2d.glsl"

@@ -5,6 +5,9 @@
 // reads, next step fetched while the current one multiplies); f32
 // accumulation; fused epilogue (epilogue.glsl) before the store.
 //
+// matmul_sliced.comp is this kernel with two K slices per workgroup
+// (gemm_tile.glsl's GEMM_SLICES; 512 threads).
+//
 // Grid: (tilesN, tilesM, batch), each clamped to 65535; workgroups loop
 // over the remaining tiles / batches.
 // Bindings: 1 = A, 2 = B, 3, 4 = epilogue operands (A again when absent),
@@ -18,43 +21,4 @@
 //   p[36]     layout: bit 0 A stored [K, M] (trans_a), bit 1 B stored [N, K]
 //             (trans_b); batch strides as for the untransposed operands
 #version 450
-layout(local_size_x = 16, local_size_y = 16) in;
-#include "common.glsl"
-
-layout(std430, set = 0, binding = 1) readonly buffer A { float a[]; };
-layout(std430, set = 0, binding = 2) readonly buffer B { float b[]; };
-layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
-#define EPI_BASE 16
-#define EPI_BINDING0 3
-#define EPI_BINDING1 4
-#include "math.glsl"
-#include "epilogue.glsl"
-#include "matmul_tile.glsl"
-
-void main() {
-  uint M = p[0], N = p[1], K = p[2], batches = p[3];
-  uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
-  uint tilesN = (N + 63) / 64, tilesM = (M + 63) / 64;
-  for (uint bz = gl_WorkGroupID.z; bz < batches; bz += gl_NumWorkGroups.z) {
-    uint offA, offB;
-    batchOffsets(bz, offA, offB);
-    for (uint tm = gl_WorkGroupID.y; tm < tilesM; tm += gl_NumWorkGroups.y) {
-      for (uint tn = gl_WorkGroupID.x; tn < tilesN; tn += gl_NumWorkGroups.x) {
-        uint row0 = tm * 64, col0 = tn * 64;
-        vec4 acc[4];
-        tileProduct(row0, col0, 0, K, offA, offB, acc);
-        uint offC = bz * M * N;
-        for (uint i = 0; i < 4; ++i) {
-          uint row = row0 + 4 * ty + i;
-          for (uint j = 0; j < 4; ++j) {
-            uint col = col0 + 4 * tx + j;
-            if (row < M && col < N) {
-              uint o = offC + row * N + col;
-              c[o] = epilogue(acc[i][j], o, col);
-            }
-          }
-        }
-      }
-    }
-  }
-}
+#include "matmul.glsl"

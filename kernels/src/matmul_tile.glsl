@@ -13,21 +13,24 @@
 #include "matmul_batch.glsl"
 
 // acc = op(A)[row0.., kBegin..kEnd) @ op(B)[kBegin..kEnd), col0..] for this
-// thread's 4x4 block; the next K step is fetched into registers while the
-// current one multiplies.
+// thread's 4x4 block (with GEMM_SLICES 2: its slice's steps, summed into
+// slice 0's by sumSlices); the next K step is fetched into registers while
+// the current one multiplies.
 void tileProduct(uint row0, uint col0, uint kBegin, uint kEnd, uint offA, uint offB, out vec4 acc[4]) {
   uint M = p[0], N = p[1], K = p[2];
   bool ta = transA(), tb = transB();
-  uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
+  uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gemmThread();
   float ra[4], rb[4];
   acc = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
-  for (uint k0 = kBegin; k0 < kEnd + 16; k0 += 16) {
-    if (k0 > kBegin) {
+  uint steps = gemmSteps(kBegin, kEnd);
+  for (uint i = 0; i <= steps; ++i) {
+    if (i > 0) {
       barrier();  // previous multiply done with the tiles
       stageTilesT(t, ra, rb, ta, tb);
       barrier();
     }
-    if (k0 < kEnd) {  // fetch step k0 into registers while step k0-16 multiplies
+    if (i < steps) {  // fetch step i into registers while step i-1 multiplies
+      uint k0 = gemmStepK(kBegin, i);
       for (uint l = 0; l < 4; ++l) {
         uint e = t + 256 * l;
         uvec2 ca = stageA(e, ta), cb = stageB(e, tb);
@@ -41,6 +44,7 @@ void tileProduct(uint row0, uint col0, uint kBegin, uint kEnd, uint offA, uint o
 #endif
       }
     }
-    if (k0 > kBegin) multiplyTiles(tx, ty, acc);
+    if (i > 0) multiplyTiles(tx, ty, acc);
   }
+  sumSlices(acc);
 }

@@ -164,6 +164,17 @@ void nnCases(Builder& b) {
         [&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["trans_b"] = int64_t(1); return a; }());
   b.add("matmul bias+residual", Op::MatMul, {N(F({67, 130})), N(F({130, 65})), N(F({1, 65})), N(F({67, 65}))},
         epi({7, 7, 6, 9}, {0, 0, 0, 0, 0, 0, 0, 0}));
+  // Small grids, K >= 64, not split (lower_common.h slicedGemm): the sliced core (matmul_sliced.comp,
+  // conv2d_sliced.comp; lavapipe runs its 512-thread variant), two slices of alternate 16-deep steps
+  // over an odd step count and a K that ends inside a step, every layout, batches, epilogues.
+  b.add("matmul sliced 3x70x200 trans_b batch bias+residual", Op::MatMul,
+        {N(F({3, 70, 200})), N(F({72, 200})), N(F({72})), N(F({3, 70, 72}))},
+        [&] { Attrs a = epi({7, 7}, {0, 0, 0, 0}); a["trans_b"] = int64_t(1); return a; }());
+  b.add("matmul sliced trans_a 150x66", Op::MatMul, {N(F({150, 66})), N(F({150, 40}))}, ta);
+  b.add("conv sliced strided padded 16x3x3 bias relu", Op::Conv,
+        {N(F({2, 16, 11, 9})), N(F({40, 16, 3, 3})), N(F({40}))},
+        [&] { Attrs a = epi({1}, {0, 0}); a["pads"] = Ints{1, 0, 1, 2}; a["strides"] = Ints{2, 1}; return a; }());
+  b.add("conv sliced 1x1 plain 96 channels", Op::Conv, {N(F({2, 96, 5, 7})), N(F({33, 96, 1, 1}))}, Attrs{});
   // Many 128x128 tiles (>= 192) and K >= 256 (lower_matmul.cpp): matmul_large.comp, vec4 operand rows,
   // partial tiles on both edges, K % 8 == 4 (the last step half empty), every layout, batch broadcast,
   // epilogue; fewer tiles but long K: matmul_medium.comp (the same core on 64x64 tiles), or, from

@@ -81,7 +81,9 @@ TEST_CASE("every embedded kernel is valid SPIR-V with matching metadata and MSL"
       CHECK(r.localSize[0] == k.localSize[0]);
       CHECK(r.localSize[1] == k.localSize[1]);
       CHECK(r.localSize[2] == k.localSize[2]);
-      CHECK(k.localSize[0] * k.localSize[1] * k.localSize[2] <= 256);
+      // The portable build fits any device's 256 invocations; other
+      // variants are chosen only where the device allows more.
+      CHECK(k.localSize[0] * k.localSize[1] * k.localSize[2] <= (v + 1 == kb.variantCount ? 256u : 1024u));
       CHECK(r.sets == std::set<uint32_t>{0});
       CHECK(r.bindings.size() == kb.numBindings + 1);
       CHECK(*r.bindings.rbegin() == kb.numBindings);
