@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct CompileOptions {
   // --precision fp16|bf16: the accelerated mode (ir/matmul.h); F32 is
   // strict fp32, the default.
   MatMulPrecision precision = MatMulPrecision::F32;
+  // --disable-pass NAME: pipeline passes not to run (an A/B of one
+  // optimization; `verify` always runs).
+  std::set<std::string> disabledPasses;
 };
 
 struct CompileResult {

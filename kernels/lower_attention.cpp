@@ -1,11 +1,29 @@
-// Attention → attention (kernels/src/attention.comp: one workgroup per
-// query row, online softmax over chunks of keys); Rotary → rotary (the
+// Attention → attention_tiled (kernels/src/attention_tiled.comp: 64 query
+// rows per workgroup, flash-attention style) for long queries with heads of
+// at most 64, else attention (attention.comp: one workgroup per query row,
+// online softmax over chunks of keys); Rotary → rotary (the
 // RoPE that feeds attention's q and k); AttentionCache → attention_cache
 // (both RoPEs, the KV-cache writes and the attention in one dispatch).
+#include <algorithm>
+
 #include "ir/builder.h"
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {
+
+namespace {
+
+// attention_tiled's limits (its 4x4 register blocks over 64-wide heads,
+// vec4 rows) and the query length from which it replaces the per-row
+// kernel: it reads K and V once per 64 query rows instead of once per row.
+constexpr int64_t kTiledMaxHeadDim = 64;
+constexpr int64_t kTiledFromRows = 32;
+
+bool tiledAttention(int64_t T, int64_t D, int64_t Dv) {
+  return T >= kTiledFromRows && D <= kTiledMaxHeadDim && Dv <= kTiledMaxHeadDim && D % 4 == 0 && Dv % 4 == 0;
+}
+
+}  // namespace
 
 std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
   requireFloat(g, n, "attention");
@@ -38,6 +56,13 @@ std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
   u32(n, numel(v), "value tensor size");
   u32(n, numel(out), "output size");
   d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], hasMask ? n.inputs[3] : n.inputs[0], n.outputs[0]};
+  if (tiledAttention(T, D, Dv)) {
+    d.kernel = "attention_tiled";
+    d.groups[0] = uint32_t(std::min<int64_t>((T + 63) / 64, kMaxGroups));
+    d.groups[1] = uint32_t(std::min<int64_t>(rows / T, kMaxGroups));
+    d.groups[2] = 1;
+    return {d};
+  }
   setGroupGrid(d, n, uint64_t(rows));
   return {d};
 }

@@ -16,6 +16,7 @@ Run with Debian's interpreter, which has torch 1.13 / torchvision 0.14 / onnx:
   /usr/bin/python3 tools/gen_fixtures.py --out DIR [--models mlp,transformer]
 """
 import argparse
+import math
 import io
 import os
 import sys
@@ -129,12 +130,57 @@ def rms_norms():
     return RMSNorms(), [torch.randn(2, 8, 64) * 3 for _ in range(3)]
 
 
+class Attentions(nn.Module):
+    """Attention in the spellings exports produce, each fused into one
+    attention node by mgc (passes/graph/fuse_attention.cpp): the stock
+    nn.MultiheadAttention over 70 positions (q scaled before q kᵀ, k
+    transposed by the export); Llama-style causal self-attention with GQA
+    (repeat_kv's expand) and masked_fill of a constant causal mask (a
+    Where), 40 positions; cross-attention of 20 queries over 33 keys with
+    an additive float mask given as an input. The first two take the tiled
+    kernel, the short one the per-row kernel."""
+
+    def __init__(self, d=64):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(d, 4, batch_first=True)
+        self.q, self.k, self.v = nn.Linear(d, 128, bias=False), nn.Linear(d, 64, bias=False), nn.Linear(d, 64, bias=False)
+        self.register_buffer("causal", torch.ones(40, 40, dtype=torch.bool).triu(1))
+        self.cq, self.ckv = nn.Linear(d, d), nn.Linear(d, 2 * d)
+
+    def forward(self, x1, x2, x3, ctx, mask):
+        y1, _ = self.mha(x1, x1, x1, need_weights=False)
+        B, T, _ = x2.shape
+        q = self.q(x2).view(B, T, 4, 32).transpose(1, 2)
+        k = self.k(x2).view(B, T, 2, 32).transpose(1, 2)
+        v = self.v(x2).view(B, T, 2, 32).transpose(1, 2)
+        k = k[:, :, None].expand(B, 2, 2, T, 32).reshape(B, 4, T, 32)
+        v = v[:, :, None].expand(B, 2, 2, T, 32).reshape(B, 4, T, 32)
+        s = (q @ k.transpose(2, 3)) / math.sqrt(32)
+        s = s.masked_fill(self.causal, float("-inf"))
+        y2 = (s.softmax(-1) @ v).transpose(1, 2).reshape(B, T, 128)
+        cq = self.cq(x3).view(1, 20, 2, 32).transpose(1, 2)
+        ck, cv = self.ckv(ctx).view(1, 33, 2, 2, 32).permute(2, 0, 3, 1, 4)
+        s3 = cq @ ck.transpose(-1, -2) * 32 ** -0.5 + mask
+        y3 = (torch.softmax(s3, dim=-1) @ cv).transpose(1, 2).reshape(1, 20, 64)
+        return y1, y2, y3
+
+
+def attentions():
+    torch.manual_seed(SEED)
+    mask = torch.zeros(20, 33)
+    mask[:, 25:] = float("-inf")  # the last keys hidden
+    mask[3, :5] = -1e9
+    return Attentions(), [torch.randn(1, 70, 64), torch.randn(1, 40, 64), torch.randn(1, 20, 64),
+                          torch.randn(1, 33, 64), mask]
+
+
 MODELS = {
     "mlp": mlp,
     "resnet18": resnet18,
     "mobilenet_v2": mobilenet_v2,
     "transformer": transformer,
     "rms_norms": rms_norms,
+    "attentions": attentions,
 }
 
 

@@ -7,14 +7,17 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "compiler/cli/commands.h"
 #include "compiler/driver.h"
 #include "compiler/driver_train.h"
 #include "formats/file_read.h"
 #include "kernels/program_codegen.h"
+#include "passes/graph/pipeline.h"
 
 namespace mgc {
 
@@ -137,6 +140,10 @@ int compileMain(int argc, char** argv) {
                             "docs/precision.md)")
                  ->check(CLI::Range(0.0, 3.0e38)));
   needsTrain(app.add_option("--seed", to.seed, "dropout masks: moves every Dropout node's seed (default 0)"));
+  std::vector<std::string> disabledPasses;
+  app.add_option("--disable-pass", disabledPasses,
+                 "skip this pipeline pass (repeatable; also the comma-separated MGC_DISABLE_PASSES): an A/B of one "
+                 "optimization");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -154,6 +161,18 @@ int compileMain(int argc, char** argv) {
   opts.printIrAfterAll = printIr;
   opts.verifyEachPass = verifyEach;
   opts.specializeKernels = !noSpecialize;
+  if (const char* env = std::getenv("MGC_DISABLE_PASSES")) {
+    std::istringstream names(env);
+    for (std::string name; std::getline(names, name, ',');)
+      if (!name.empty()) disabledPasses.push_back(name);
+  }
+  for (const std::string& name : disabledPasses) {
+    if (!findPass(name)) {
+      std::fprintf(stderr, "mgc compile: error: --disable-pass '%s' is no pass (mgc opt --help lists them)\n", name.c_str());
+      return kExitUsage;
+    }
+    opts.disabledPasses.insert(name);
+  }
   opts.frontend.seqLen = seqLen;
   opts.embedCheck = embedCheck;
   opts.checkTolerance = checkTolerance;

@@ -8,7 +8,8 @@ namespace mgc {
 // BatchNorm parameters computed from other constants), then to fold what
 // canonicalize exposed (e.g. a Mul of two constants). Multi-node patterns
 // (exported LayerNorm / Gelu) fold after the one-node rules have removed
-// x*1 / x+0; epilogue fusion runs before elementwise fusion so that
+// x*1 / x+0; fuse-attention takes exported attention (its scale folded,
+// its mask add not yet taken into the scores' product); epilogue fusion runs before elementwise fusion so that
 // activations still land in Conv/MatMul first, and before prologue fusion,
 // which puts its operand after the epilogue operands and must see silu *
 // up before elementwise fusion does. split-long-rows comes after both: an
@@ -23,6 +24,7 @@ const std::vector<Pass>& graphPipeline() {
       {"canonicalize", canonicalize},
       {"canonicalize-patterns", canonicalizePatterns},
       {"const-fold", constFold},
+      {"fuse-attention", fuseAttention},
       {"conv1x1-grads", conv1x1Grads},
       {"fuse-conv-epilogue", fuseConvEpilogue},
       {"fuse-prologue", fusePrologue},
