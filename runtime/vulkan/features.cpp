@@ -14,6 +14,8 @@
 // H200), and the KHR matrices need the Vulkan memory model, which changes
 // the rules for the atomics existing kernels use. No kernel needs them yet;
 // NV cooperative matrices (known to these headers) stand in.
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -64,6 +66,14 @@ void link(FeatureChain* c, bool v13, bool coopNV) {
 bool querySubgroups(Device* d, bool sizeControl) {
   DeviceCaps& caps = d->caps;
   caps.limits.maxSharedMemory = d->props.limits.maxComputeSharedMemorySize;
+  // MGRT_MAX_SHARED_BYTES=N: choose kernel variants as if the device had at
+  // most N bytes of workgroup memory (with MGRT_MAX_INVOCATIONS, select.cpp:
+  // the portable builds on a big GPU).
+  if (const char* env = std::getenv("MGRT_MAX_SHARED_BYTES"); env && *env) {
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(env, &end, 10);
+    if (!*end && v >= 1) caps.limits.maxSharedMemory = uint32_t(std::min<unsigned long>(v, caps.limits.maxSharedMemory));
+  }
   if (d->apiVersion < VK_API_VERSION_1_1) return false;
   VkPhysicalDeviceSubgroupProperties sub{};
   sub.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;

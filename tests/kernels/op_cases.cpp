@@ -268,9 +268,10 @@ void nnCases(Builder& b) {
         {N(F({1, 2, 1, 32})), N(F({1, 2, 300, 32})), N(F({1, 2, 300, 32})), causal(1, 300, 201)}, {{"scale", 0.18}});
   b.add("attention no mask 260 keys head 160", Op::Attention,
         {N(F({1, 2, 3, 160})), N(F({1, 2, 260, 160})), N(F({1, 2, 260, 200}))}, {{"scale", 0.08}});
-  // attention_tiled.comp (>= 32 query rows, heads of at most 64): a partial last query block and key
-  // block, causal masks (rows hidden whole in a block, the cache's hidden tail), GQA broadcast, D 60 /
-  // Dv 32, fewer keys than one block, several batches (grid y), no mask.
+  // attention_tiled.comp (>= 32 query rows, heads of at most 64; attention_tiled32 on grids of under
+  // 256 blocks of 64 rows): a partial last query block and key block, causal masks (rows hidden whole
+  // in a block, the cache's hidden tail), GQA broadcast, D 60 / Dv 32, fewer keys than one block,
+  // several batches (grid y), no mask.
   b.add("attention tiled 70 rows causal 2 batches", Op::Attention,
         {N(F({2, 70, 64})), N(F({2, 70, 64})), N(F({2, 70, 64})), causal(70, 70, 0)}, {{"scale", 0.125}});
   b.add("attention tiled GQA 3:1 D 60 Dv 32 cache tail hidden", Op::Attention,
@@ -278,6 +279,8 @@ void nnCases(Builder& b) {
         {{"scale", 0.13}});
   b.add("attention tiled 130 rows 20 keys no mask", Op::Attention,
         {N(F({3, 130, 16})), N(F({3, 20, 16})), N(F({3, 20, 8}))}, {{"scale", 0.3}});
+  b.add("attention tiled 64-row blocks 260 batches causal", Op::Attention,
+        {N(F({260, 70, 8})), N(F({260, 70, 8})), N(F({260, 70, 12})), causal(70, 70, 0)}, {{"scale", 0.35}});
   // attention_cache.comp: RoPE on q and the new keys, the chunk's rows from k / v at [offset,
   // offset + T) and written into the caches (outputs 1, 2: compared too), the cache elsewhere.
   auto pos = [](DType t, int64_t v) { return std::pair<TensorType, Fill>{T(t, {1}), Fill{Fill::Fixed, v}}; };

@@ -107,10 +107,11 @@ mgrt_context* makeContext(uint32_t disabledFeatures) {
   return c;
 }
 
-// The device with every feature it has, and the same device with none and
-// at most 256 invocations per workgroup (libmgrt's MGRT_MAX_INVOCATIONS),
-// so that kernels with feature or workgroup-size variants are checked in
-// each.
+// The device with every feature it has, and the same device with none, at
+// most 256 invocations and 32 KiB of workgroup memory (libmgrt's
+// MGRT_MAX_INVOCATIONS, MGRT_MAX_SHARED_BYTES: lavapipe's limits), so that
+// kernels with feature, workgroup-size or shared-memory variants are checked
+// in each.
 mgrt_context* gpu() {
   static mgrt_context* ctx = makeContext(0);
   return ctx;
@@ -118,8 +119,10 @@ mgrt_context* gpu() {
 mgrt_context* portableGpu() {
   static mgrt_context* ctx = [] {
     setenv("MGRT_MAX_INVOCATIONS", "256", 1);
+    setenv("MGRT_MAX_SHARED_BYTES", "32768", 1);
     mgrt_context* c = makeContext(0xffu);
     unsetenv("MGRT_MAX_INVOCATIONS");
+    unsetenv("MGRT_MAX_SHARED_BYTES");
     return c;
   }();
   return ctx;
@@ -220,7 +223,7 @@ TEST_CASE("every op case on the GPU matches the CPU reference") {
       ++variants;
       std::string portable;
       const std::vector<HostTensor> gotPortable = runOnGpu(portableGpu(), c, inputs, &portable);
-      INFO("and variant '" << portable << "' with every optional feature off, 256 invocations");
+      INFO("and variant '" << portable << "' with every optional feature off, 256 invocations, 32 KiB");
       CHECK(portable == "portable");
       CHECK(compareAll(gotPortable) == "");
     }
