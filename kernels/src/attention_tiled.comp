@@ -13,7 +13,9 @@
 // weights p = exp(s - max) into shared memory as [key][row], the sums and
 // the output rescaled by exp(old max - new max), V's block staged, and o
 // += p v as 4x4 blocks (rows 4 ty.., columns 4 tx..). The row sums stay
-// per invocation (its own keys) and meet once at the end.
+// per invocation (its own keys) and meet once at the end. K's and V's
+// blocks pass through registers, loaded a phase ahead (the next K block
+// during o += p v, V during the scores).
 //
 // Shared memory: q's 64 rows (16 KiB), a K / V block of 64 x BC floats,
 // p of BC x 64: 32 KiB for the portable BC = 32 (lavapipe's limit), 48

@@ -37,10 +37,10 @@ const uint kBase = 16u * BR, kAlpha = 17u * BR;
 void putScratch(uint i, float x) { sP[i >> 2u][i & 3u] = x; }
 float scratch(uint i) { return sP[i >> 2u][i & 3u]; }
 
-// Stages rows (keys) r0 .. r0 + 63 (BC) of a [rows, W] tensor (W = 4 w4
-// floats, rows from `first`, zeros past `count`) transposed into `dst`
-// rows of d: invocation task (r4, d4) loads 4 rows' vec4s at d4 and stores
-// 4 vec4s of 4 rows each (r4 fastest: consecutive vec4s in shared memory).
+// Stages R rows of a [rows, W] tensor (W = 4 w4 floats, rows from
+// `first`, zeros past `count`) transposed into `dst` rows of d (q's block):
+// invocation task (r4, d4) loads 4 rows' vec4s at d4 and stores 4 vec4s of
+// 4 rows each (r4 fastest: consecutive vec4s in shared memory).
 #define STAGE_TRANSPOSED(DST, SRC, BASE, R, W4, FIRST, COUNT)                                   \
   for (uint task = t; task < (R / 4u) * (W4); task += THREADS) {                                  \
     uint r4 = task % (R / 4u), d4 = task / (R / 4u);                                              \
@@ -52,6 +52,47 @@ float scratch(uint i) { return sP[i >> 2u][i & 3u]; }
     [[unroll]] for (uint c = 0u; c < 4u; ++c)                                                     \
       DST[(4u * d4 + c) * (R / 4u) + r4] = vec4(x[0][c], x[1][c], x[2][c], x[3][c]);              \
   }
+
+// K's and V's blocks go through registers: the next block's loads are in
+// flight while this block's products run. At most KTASKS staging tasks of
+// K (4 rows' vec4s each) and VLOADS vec4s of V per invocation (heads <= 64).
+#define KTASKS ((BC / 4 * 16 + THREADS - 1) / THREADS)
+#define VLOADS ((BC * 16 + THREADS - 1) / THREADS)
+
+void loadK(uint k0, uint S, uint D4, uint kBase4, uint t, out vec4 kr[KTASKS][4]) {
+  [[unroll]] for (uint i = 0u; i < KTASKS; ++i) {
+    uint task = t + i * THREADS, r4 = task % (BC / 4u), d4 = task / (BC / 4u);
+    [[unroll]] for (uint c = 0u; c < 4u; ++c) {
+      uint r = k0 + 4u * r4 + c;
+      kr[i][c] = task < (BC / 4u) * D4 && r < S ? k4[kBase4 + r * D4 + d4] : vec4(0.0);
+    }
+  }
+}
+
+// K's block into sKV as [d][key / 4] (transposed: 4 vec4s of 4 keys each).
+void storeK(uint D4, uint t, vec4 kr[KTASKS][4]) {
+  [[unroll]] for (uint i = 0u; i < KTASKS; ++i) {
+    uint task = t + i * THREADS, r4 = task % (BC / 4u), d4 = task / (BC / 4u);
+    if (task < (BC / 4u) * D4)
+      [[unroll]] for (uint c = 0u; c < 4u; ++c)
+        sKV[(4u * d4 + c) * (BC / 4u) + r4] = vec4(kr[i][0][c], kr[i][1][c], kr[i][2][c], kr[i][3][c]);
+  }
+}
+
+void loadV(uint k0, uint S, uint Dv4, uint vBase4, uint t, out vec4 vr[VLOADS]) {
+  [[unroll]] for (uint i = 0u; i < VLOADS; ++i) {
+    uint task = t + i * THREADS, key = task / Dv4, c4 = task % Dv4;
+    vr[i] = task < BC * Dv4 && k0 + key < S ? v4[vBase4 + (k0 + key) * Dv4 + c4] : vec4(0.0);
+  }
+}
+
+// V's block into sKV as [key][column / 4].
+void storeV(uint Dv4, uint t, vec4 vr[VLOADS]) {
+  [[unroll]] for (uint i = 0u; i < VLOADS; ++i) {
+    uint task = t + i * THREADS;
+    if (task < BC * Dv4) sKV[(task / Dv4) * 16u + task % Dv4] = vr[i];
+  }
+}
 
 void attendBlock(uint b, uint row0, uint t) {
   uint T = p[1], S = p[2], D = PARAM(3), Dv = PARAM(4), D4 = D / 4u, Dv4 = Dv / 4u;
@@ -69,10 +110,13 @@ void attendBlock(uint b, uint row0, uint t) {
   float runMax = kNegInf;  // invocation t < BR: row t's max so far
   float l[4] = float[4](0.0, 0.0, 0.0, 0.0);
   vec4 o[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+  vec4 kr[KTASKS][4], vr[VLOADS];
+  loadK(0u, S, D4, kBase4, t, kr);
   for (uint k0 = 0u; k0 < S; k0 += BC) {
     barrier();  // sKV (the last block's V) and sP are free
-    STAGE_TRANSPOSED(sKV, k4, kBase4, BC, D4, k0, S)
+    storeK(D4, t, kr);
     barrier();
+    loadV(k0, S, Dv4, vBase4, t, vr);  // in flight during the scores
     float s[4][CPT];
     [[unroll]] for (uint i = 0u; i < 4u; ++i)
       [[unroll]] for (uint j = 0u; j < CPT; ++j) s[i][j] = 0.0;
@@ -123,10 +167,8 @@ void attendBlock(uint b, uint row0, uint t) {
     }
     barrier();  // the scratch and K are read: p and V may overwrite them
     [[unroll]] for (uint j = 0u; j < CPT; ++j) sP[(CPT * tx + j) * RQ + ty] = vec4(s[0][j], s[1][j], s[2][j], s[3][j]);
-    for (uint task = t; task < BC * Dv4; task += THREADS) {  // V's block, [key][column / 4]
-      uint key = task / Dv4, c4 = task % Dv4;
-      sKV[key * 16u + c4] = k0 + key < S ? v4[vBase4 + (k0 + key) * Dv4 + c4] : vec4(0.0);
-    }
+    storeV(Dv4, t, vr);
+    if (k0 + BC < S) loadK(k0 + BC, S, D4, kBase4, t, kr);  // in flight during o += p v
     barrier();
     if (tx < Dv4) {
       for (uint kk = 0u; kk < BC; ++kk) {
