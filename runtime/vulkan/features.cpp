@@ -66,14 +66,6 @@ void link(FeatureChain* c, bool v13, bool coopNV) {
 bool querySubgroups(Device* d, bool sizeControl) {
   DeviceCaps& caps = d->caps;
   caps.limits.maxSharedMemory = d->props.limits.maxComputeSharedMemorySize;
-  // MGRT_MAX_SHARED_BYTES=N: choose kernel variants as if the device had at
-  // most N bytes of workgroup memory (with MGRT_MAX_INVOCATIONS, select.cpp:
-  // the portable builds on a big GPU).
-  if (const char* env = std::getenv("MGRT_MAX_SHARED_BYTES"); env && *env) {
-    char* end = nullptr;
-    const unsigned long v = std::strtoul(env, &end, 10);
-    if (!*end && v >= 1) caps.limits.maxSharedMemory = uint32_t(std::min<unsigned long>(v, caps.limits.maxSharedMemory));
-  }
   if (d->apiVersion < VK_API_VERSION_1_1) return false;
   VkPhysicalDeviceSubgroupProperties sub{};
   sub.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
@@ -122,6 +114,24 @@ void readCoopShapes(Device* d) {
   }
 }
 
+// Env NAME=N (a positive integer) lowers *limit to at most N.
+void capFromEnv(const char* name, uint32_t* limit) {
+  const char* env = std::getenv(name);
+  if (!env || !*env) return;
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(env, &end, 10);
+  if (!*end && v >= 1) *limit = uint32_t(std::min<unsigned long>(v, *limit));
+}
+
+// MGRT_MAX_INVOCATIONS / MGRT_MAX_SHARED_BYTES=N: choose kernel variants as
+// if the device allowed at most N invocations per workgroup / N bytes of
+// workgroup memory (the portable builds of the 512-invocation and 48 KiB
+// variants on a big GPU: their tests, A/B runs).
+void capVariantLimitsFromEnv(DeviceLimits& l) {
+  capFromEnv("MGRT_MAX_INVOCATIONS", &l.maxWorkGroupInvocations);
+  capFromEnv("MGRT_MAX_SHARED_BYTES", &l.maxSharedMemory);
+}
+
 }  // namespace
 
 void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
@@ -138,6 +148,7 @@ void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
   enable->features2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   if (d->apiVersion < VK_API_VERSION_1_2) {  // 1.0/1.1: the core features only (no KHR timeline semaphores)
     querySubgroups(d, false);
+    capVariantLimitsFromEnv(caps.limits);
     return;
   }
   const std::vector<VkExtensionProperties> exts = deviceExtensions(d->physical);
@@ -177,6 +188,7 @@ void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
   link(enable, v13, enable->coopNV.cooperativeMatrix);
   want(mgb::Feature::Subgroup, querySubgroups(d, sizeControl));
   if (enable->coopNV.cooperativeMatrix) readCoopShapes(d);
+  capVariantLimitsFromEnv(caps.limits);
 }
 
 }  // namespace vk

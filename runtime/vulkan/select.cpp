@@ -63,14 +63,6 @@ void fillLimitsAndName(Device* d) {
     m.maxWorkGroupSize[i] = l.maxComputeWorkGroupSize[i];
   }
   m.maxWorkGroupInvocations = l.maxComputeWorkGroupInvocations;
-  // MGRT_MAX_INVOCATIONS=N: choose kernel variants as if the device allowed
-  // at most N invocations per workgroup (runs the portable builds of the
-  // 512-thread variants: their tests on lavapipe, A/B runs on a GPU).
-  if (const char* env = std::getenv("MGRT_MAX_INVOCATIONS"); env && *env) {
-    char* end = nullptr;
-    const unsigned long v = std::strtoul(env, &end, 10);
-    if (!*end && v >= 1) m.maxWorkGroupInvocations = uint32_t(std::min<unsigned long>(v, m.maxWorkGroupInvocations));
-  }
   m.maxStorageBuffersPerStage =
       std::min(l.maxPerStageDescriptorStorageBuffers, l.maxDescriptorSetStorageBuffers);
 
