@@ -22,6 +22,10 @@ namespace {
 // during each; fewer workgroups stage x fewer times); a step of S warps (32
 // S columns of 4 words) must fit the row and one staged chunk of x (4096
 // values, 1024 / per columns).
+// The one-row path stages x 4096 values at a time; at most kRowGroupWave
+// workgroups (two per multiprocessor of a big GPU) when that is all of x.
+constexpr int64_t kStagedOnceK = 4096, kRowGroupWave = 256;
+
 int64_t rowSlices(int64_t M, int64_t N, int64_t words, int64_t wordsPerGroup, int64_t per) {
   if (M != 1 || words % 4 != 0 || (wordsPerGroup % 4 != 0 && wordsPerGroup > 2)) return 0;
   const int64_t columns = std::min<int64_t>(words / 4, 1024 / per);
@@ -71,7 +75,11 @@ std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
     d.params.push_back(uint32_t(slices));  // p[42]
     d.bindings.insert(d.bindings.end() - 1, pro != Prologue::None ? prologueOperand(n) : n.inputs[0]);  // u: binding 6
     const int64_t rowsPerGroup = slices != 0 ? 32 / slices : 8;
-    d.groups[0] = clamp((N + rowsPerGroup - 1) / rowsPerGroup);
+    // A row of x in one staged chunk (qmatvec_rows.glsl): at most one wave
+    // of workgroups, each staging x once and looping over row groups.
+    const bool stagedOnce = slices != 0 && K <= kStagedOnceK;
+    d.groups[0] = clamp(std::min<int64_t>((N + rowsPerGroup - 1) / rowsPerGroup,
+                                          stagedOnce ? kRowGroupWave : kMaxGroups));
     d.groups[1] = d.groups[2] = 1;
     return {d};
   }

@@ -9,7 +9,9 @@
 // x is staged (two steps per lane: all its loads in flight at once). x is read
 // from shared memory, staged 4096 values at a time with the prologue
 // applied and transposed, so that the lanes of a warp read consecutive
-// vec4s (no bank conflicts) and each vec4 serves the 4 rows.
+// vec4s (no bank conflicts) and each vec4 serves the 4 rows. Workgroups
+// loop over row groups (the grid is capped); when x fits one chunk it is
+// staged once per workgroup, by its first row group.
 //
 // Scaled formats decode a field as qTop's f = 1 + (q + 2^(b-1)) / 2^b
 // (a shift and a logic op; ternary's even fields a field deeper, sharing
@@ -136,6 +138,9 @@ void rowsPath(uint t) {
   bool scaled = format != QF16;
   uint gw = wordsPerGroup(), L = gw % 4u == 0u ? 4u : gw, G4 = max(gw / 4u, 1u);
   uint dq = span / G4, dr = span % G4;  // a step moves the group by dq, dr / G4
+  // x in one chunk (K <= 4096): staged, and its norm taken, by the first
+  // row group only; the workgroup's later row groups read it as it is.
+  bool once = U <= kChunk4 / per, first = true;
   for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
     uint n0 = gx * rowsPerGroup + 4u * quad, col = 32u * (warp % S) + lane;
     bool live = n0 < N;  // uniform per warp
@@ -154,7 +159,7 @@ void rowsPath(uint t) {
       uvec4 wn[4] = w;
       vec4 swn[4] = sw;
       if (live && next < U) loadStep(rows, next, U, gq, L, scaled, wn, swn);
-      if (inChunk == 0u) {  // uniform
+      if (inChunk == 0u && (first || !once)) {  // uniform
         barrier();
         stageChunk(chunk * kChunk4 / per, min(U - chunk * kChunk4 / per, kChunk4 / per), per, t, ssq);
       }
@@ -167,7 +172,8 @@ void rowsPath(uint t) {
         ++chunk;
       }
     }
-    if (rmsOn()) takeRowNorms(vec4(ssq, 0.0, 0.0, 0.0));
+    if (rmsOn() && (first || !once)) takeRowNorms(vec4(ssq, 0.0, 0.0, 0.0));
+    first = false;
     vec4 sum = columnSum(acc, t, lane) * ((scaled ? float(1u << bits) : 1.0) * (rmsOn() ? rowScale.x : 1.0));
     if (S == 1u) {
       if (lane == 0u && live)
@@ -182,5 +188,6 @@ void rowsPath(uint t) {
       for (uint i = 0u; i < S; ++i) v += sliceSums[(t >> 2u) * S + i][t & 3u];
       c[n] = epilogue(v, n, n);
     }
+    barrier();  // the next row group's slice sums overwrite these
   }
 }

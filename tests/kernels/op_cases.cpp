@@ -370,6 +370,12 @@ void nnCases(Builder& b) {
   qm("int8 rows 1x2048 n29 swiglu (S 4)", WeightFormat::Int8, {1, 2048}, 29, 64, {N(F({1, 2048}))}, swi);
   qm("ternary rows 1x4096 n18 rms relu", WeightFormat::Ternary, {1, 4096}, 18, 64, {N(F({4096}))}, rms(epi({1}, {0, 0})));
   qm("f16 rows 1x1024 n66 rms", WeightFormat::F16, {1, 1024}, 66, 0, {noScales, N(F({1024}))}, rms());
+  // More row groups than the 256 workgroups of a K <= 4096 grid: workgroups loop, x staged (and its
+  // norm taken) by the first row group only; S 1 and S 4 (slice sums reused per row group).
+  qm("int4 rows g64 1x4096 n8300 swiglu (S 1, workgroups loop)", WeightFormat::Int4, {1, 4096}, 8300, 64,
+     {N(F({1, 4096}))}, swi);
+  qm("f16 rows 1x4096 n2100 rms (S 4, workgroups loop)", WeightFormat::F16, {1, 4096}, 2100, 0,
+     {noScales, N(F({4096}))}, rms());
   // Prologues over rows longer than one staged chunk (a 7B down_proj's K = 11008): x staged with the
   // prologue applied chunk by chunk (rms: the mean square summed over every chunk first); the word path
   // reads x with the prologue applied at any K.
