@@ -18,14 +18,16 @@ namespace mgc::kern {
 namespace {
 
 // Where each kernel's params hold the program (eltwise.comp, reduce_fused.comp).
+// walks: the kernel's index walks are generated too (reduceWalksGlsl).
 struct ProgramAt {
   std::string_view kernel, source;
   size_t numInputs, numInstrs, outReg, program;
+  bool walks;
 };
 constexpr ProgramAt kKernels[] = {
-    {"eltwise", "eltwise.comp", 1, 2, 3, EW_PARAM_PROGRAM},
+    {"eltwise", "eltwise.comp", 1, 2, 3, EW_PARAM_PROGRAM, false},
     {"reduce_fused", "reduce_fused.comp", RF_PARAM_NUM_INPUTS, RF_PARAM_NUM_INPUTS + 1, RF_PARAM_NUM_INPUTS + 2,
-     RF_PARAM_PROGRAM},
+     RF_PARAM_PROGRAM, true},
 };
 
 const ProgramAt* programAt(std::string_view kernel) {
@@ -135,13 +137,39 @@ std::string programGlsl(const uint32_t* program, uint32_t numInstrs, uint32_t nu
   return s;
 }
 
+std::string reduceWalksGlsl(const std::vector<uint32_t>& p) {
+  if (p.size() < RF_PARAM_PROGRAM) throw Error("reduce_fused: params too short for its walks");
+  const uint32_t n = p[RF_PARAM_NUM_INPUTS];
+  auto walk = [&](const char* name, size_t dims, size_t strides) {
+    std::string s = std::string("void ") + name + "(uint index, inout uint off[EW_MAX_INPUTS]) {\n";
+    for (int d = EW_MAX_RANK - 1; d >= 0; --d) {
+      const uint32_t dim = p[dims + d];
+      if (dim <= 1) continue;  // adds nothing (0: an empty tensor, never dispatched)
+      s += "  { uint q = index / " + std::to_string(dim) + "u, digit = index - q * " + std::to_string(dim) + "u;";
+      for (uint32_t k = 0; k < n; ++k)
+        if (const uint32_t stride = p[strides + EW_MAX_RANK * k + d])
+          s += " off[" + std::to_string(k) + "] += digit * " + std::to_string(stride) + "u;";
+      s += " index = q; }\n";
+    }
+    return s + "}\n";
+  };
+  std::string s = walk("walkKept", RF_PARAM_KEPT_DIMS, RF_PARAM_KEPT_STRIDES) +
+                  walk("walkReduced", RF_PARAM_REDUCED_DIMS, RF_PARAM_REDUCED_STRIDES);
+  s += "void stepInnerReduced(uint i, inout uint off[EW_MAX_INPUTS]) {\n";
+  for (uint32_t k = 0; k < n; ++k)
+    if (const uint32_t stride = p[RF_PARAM_REDUCED_STRIDES + EW_MAX_RANK * k + EW_MAX_RANK - 1])
+      s += "  off[" + std::to_string(k) + "] += i * " + std::to_string(stride) + "u;\n";
+  return s + "}\n";
+}
+
 std::vector<uint32_t> generatedProgramSpirv(std::string_view kernel, const std::vector<uint32_t>& params) {
   if (!hasGeneratedProgram(kernel, params))
     throw Error("kernel " + std::string(kernel) + ": its params hold no program to generate");
   const ProgramAt* at = programAt(kernel);
   const size_t numInstrs = params[at->numInstrs];
-  const std::string program =
+  std::string program =
       programGlsl(params.data() + at->program, uint32_t(numInstrs), params[at->numInputs], params[at->outReg]);
+  if (at->walks) program += reduceWalksGlsl(params);
   // One process-wide set-up; then shaders compile on any thread (each
   // parse allocates from its thread's pool).
   static const bool initialized = glslang::InitializeProcess();

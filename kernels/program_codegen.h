@@ -30,6 +30,13 @@ bool hasGeneratedProgram(std::string_view kernel, const std::vector<uint32_t>& p
 // Throws mgc::Error on an opcode execute() does not have.
 std::string programGlsl(const uint32_t* program, uint32_t numInstrs, uint32_t numInputs, uint32_t outReg);
 
+// GLSL of reduce_fused.comp's walks for its dispatch's params (p[5..16]
+// the kept and reduced dims, p[20..115] each input's strides along them):
+// walkKept / walkReduced (a linear index → each input's offset, the dims
+// and strides as literals, dims of 1 and zero strides left out) and
+// stepInnerReduced (i steps along the innermost reduced dim).
+std::string reduceWalksGlsl(const std::vector<uint32_t>& params);
+
 // The portable SPIR-V of `kernel` built with the program in `params` (its
 // dispatch's params; hasGeneratedProgram). Unoptimized: the driver folds
 // the specialization constants the copy then gets. Thread-safe. Throws

@@ -32,7 +32,8 @@ layout(local_size_x = 128) in;
 #endif
 layout(std430, set = 0, binding = 9) writeonly buffer Out { uint outv[]; };
 
-const uint kKeptDims = 5, kRedDims = 11, kKeptStrides = 20, kRedStrides = 68, kProgram = RF_PARAM_PROGRAM;
+const uint kKeptDims = RF_PARAM_KEPT_DIMS, kRedDims = RF_PARAM_REDUCED_DIMS, kKeptStrides = RF_PARAM_KEPT_STRIDES,
+           kRedStrides = RF_PARAM_REDUCED_STRIDES, kProgram = RF_PARAM_PROGRAM;
 
 // Specialized copies (kernels/specialize.h): every word is a constant, so
 // the driver folds the walks, unrolls the program and loads only the live
@@ -51,24 +52,19 @@ SPEC_PARAM(120) SPEC_PARAM(121) SPEC_PARAM(122) SPEC_PARAM(123) SPEC_PARAM(124) 
 SPEC_PARAM(132) SPEC_PARAM(133) SPEC_PARAM(134) SPEC_PARAM(135) SPEC_PARAM(136) SPEC_PARAM(137) SPEC_PARAM(138) SPEC_PARAM(139) SPEC_PARAM(140) SPEC_PARAM(141) SPEC_PARAM(142) SPEC_PARAM(143)
 SPEC_PARAM(144) SPEC_PARAM(145) SPEC_PARAM(146) SPEC_PARAM(147) SPEC_PARAM(148) SPEC_PARAM(149) SPEC_PARAM(150) SPEC_PARAM(151) SPEC_PARAM(152) SPEC_PARAM(153) SPEC_PARAM(154) SPEC_PARAM(155)
 SPEC_PARAM(156) SPEC_PARAM(157) SPEC_PARAM(158) SPEC_PARAM(159) SPEC_PARAM(160) SPEC_PARAM(161) SPEC_PARAM(162) SPEC_PARAM(163)
-// A specialized copy reads its params from an array of the constants: once
-// the walks are unrolled every index is a constant and the read folds. (A
-// switch over them, inlined at each of the ~100 reads, cost lavapipe 0.45 s
-// per copy to compile, most of a training bundle's load: U-Net 18 s → 3 s.)
 uint param(uint k) {
-  if (kSpecialized && k < 116u) {
-    uint sp[116] = uint[](
-      sp0, sp1, sp2, sp3, sp4, sp5, sp6, sp7, sp8, sp9, sp10, sp11, sp12, sp13,
-      sp14, sp15, sp16, sp17, sp18, sp19, sp20, sp21, sp22, sp23, sp24, sp25, sp26, sp27,
-      sp28, sp29, sp30, sp31, sp32, sp33, sp34, sp35, sp36, sp37, sp38, sp39, sp40, sp41,
-      sp42, sp43, sp44, sp45, sp46, sp47, sp48, sp49, sp50, sp51, sp52, sp53, sp54, sp55,
-      sp56, sp57, sp58, sp59, sp60, sp61, sp62, sp63, sp64, sp65, sp66, sp67, sp68, sp69,
-      sp70, sp71, sp72, sp73, sp74, sp75, sp76, sp77, sp78, sp79, sp80, sp81, sp82, sp83,
-      sp84, sp85, sp86, sp87, sp88, sp89, sp90, sp91, sp92, sp93, sp94, sp95, sp96, sp97,
-      sp98, sp99, sp100, sp101, sp102, sp103, sp104, sp105, sp106, sp107, sp108, sp109, sp110, sp111,
-      sp112, sp113, sp114, sp115);
-    return sp[k];
-  }
+  if (kSpecialized) switch (k) {
+      SPEC_CASE(0) SPEC_CASE(1) SPEC_CASE(2) SPEC_CASE(3) SPEC_CASE(4) SPEC_CASE(5) SPEC_CASE(6) SPEC_CASE(7) SPEC_CASE(8) SPEC_CASE(9) SPEC_CASE(10) SPEC_CASE(11)
+      SPEC_CASE(12) SPEC_CASE(13) SPEC_CASE(14) SPEC_CASE(15) SPEC_CASE(16) SPEC_CASE(17) SPEC_CASE(18) SPEC_CASE(19) SPEC_CASE(20) SPEC_CASE(21) SPEC_CASE(22) SPEC_CASE(23)
+      SPEC_CASE(24) SPEC_CASE(25) SPEC_CASE(26) SPEC_CASE(27) SPEC_CASE(28) SPEC_CASE(29) SPEC_CASE(30) SPEC_CASE(31) SPEC_CASE(32) SPEC_CASE(33) SPEC_CASE(34) SPEC_CASE(35)
+      SPEC_CASE(36) SPEC_CASE(37) SPEC_CASE(38) SPEC_CASE(39) SPEC_CASE(40) SPEC_CASE(41) SPEC_CASE(42) SPEC_CASE(43) SPEC_CASE(44) SPEC_CASE(45) SPEC_CASE(46) SPEC_CASE(47)
+      SPEC_CASE(48) SPEC_CASE(49) SPEC_CASE(50) SPEC_CASE(51) SPEC_CASE(52) SPEC_CASE(53) SPEC_CASE(54) SPEC_CASE(55) SPEC_CASE(56) SPEC_CASE(57) SPEC_CASE(58) SPEC_CASE(59)
+      SPEC_CASE(60) SPEC_CASE(61) SPEC_CASE(62) SPEC_CASE(63) SPEC_CASE(64) SPEC_CASE(65) SPEC_CASE(66) SPEC_CASE(67) SPEC_CASE(68) SPEC_CASE(69) SPEC_CASE(70) SPEC_CASE(71)
+      SPEC_CASE(72) SPEC_CASE(73) SPEC_CASE(74) SPEC_CASE(75) SPEC_CASE(76) SPEC_CASE(77) SPEC_CASE(78) SPEC_CASE(79) SPEC_CASE(80) SPEC_CASE(81) SPEC_CASE(82) SPEC_CASE(83)
+      SPEC_CASE(84) SPEC_CASE(85) SPEC_CASE(86) SPEC_CASE(87) SPEC_CASE(88) SPEC_CASE(89) SPEC_CASE(90) SPEC_CASE(91) SPEC_CASE(92) SPEC_CASE(93) SPEC_CASE(94) SPEC_CASE(95)
+      SPEC_CASE(96) SPEC_CASE(97) SPEC_CASE(98) SPEC_CASE(99) SPEC_CASE(100) SPEC_CASE(101) SPEC_CASE(102) SPEC_CASE(103) SPEC_CASE(104) SPEC_CASE(105) SPEC_CASE(106) SPEC_CASE(107)
+      SPEC_CASE(108) SPEC_CASE(109) SPEC_CASE(110) SPEC_CASE(111) SPEC_CASE(112) SPEC_CASE(113) SPEC_CASE(114) SPEC_CASE(115)
+    }
   return p[k];
 }
 
@@ -91,6 +87,15 @@ uint numInputs() { return min(param(RF_PARAM_NUM_INPUTS), uint(EW_MAX_INPUTS)); 
 // dims of 1 fold away); the early exit would leave the loop rolled and each
 // param read a switch over the constants.
 void walk(uint index, uint dims, uint strides, inout uint off[EW_MAX_INPUTS]) {
+#ifdef EW_GENERATED
+  // The generated copy's walks (kernels/program_codegen.cpp): the dims and
+  // strides as literals, dims of 1 and zero strides left out. A specialized
+  // copy of the loop below is a switch over the constants at each read,
+  // which lavapipe took 0.45 s to compile per copy.
+  if (dims == kKeptDims) walkKept(index, off);
+  else walkReduced(index, off);
+  return;
+#endif
   const uint n = numInputs();
   [[unroll]] for (int d = 5; d >= 0 && (kSpecialized || index != 0u); --d) {
     uint q = index / param(dims + d);
@@ -137,7 +142,12 @@ uint partial(uint base[EW_MAX_INPUTS], uint first, uint step, uint op) {
   uint rowBase[EW_MAX_INPUTS] = base, off[EW_MAX_INPUTS];
   while (byRows ? row < rows : i < R) {
     if (byRows) {
+#ifdef EW_GENERATED
+      off = rowBase;
+      stepInnerReduced(i, off);
+#else
       [[unroll]] for (uint k = 0; k < n; ++k) off[k] = rowBase[k] + i * param(kRedStrides + 6 * k + 5);
+#endif
     } else {
       off = base;
       walk(i, kRedDims, kRedStrides, off);

@@ -206,6 +206,29 @@ TEST_CASE("generated programs: straight-line GLSL from execute()'s cases, for ev
   CHECK(!kern::hasGeneratedProgram("eltwise", {0, 1, 0}));  // no instructions
 }
 
+TEST_CASE("generated programs: reduce_fused's walks with the dims and strides as literals") {
+  // Two inputs viewed as kept [4, 6] and reduced [5]: input 0 strides 30, 5 (kept) and 1 (reduced),
+  // input 1 broadcast along the first kept dim and the reduced one.
+  std::vector<uint32_t> p(RF_PARAM_PROGRAM, 0);
+  std::fill(p.begin() + RF_PARAM_KEPT_DIMS, p.begin() + RF_PARAM_NUM_INPUTS, 1u);
+  p[RF_PARAM_KEPT_DIMS + 4] = 4, p[RF_PARAM_KEPT_DIMS + 5] = 6, p[RF_PARAM_REDUCED_DIMS + 5] = 5;
+  p[RF_PARAM_NUM_INPUTS] = 2;
+  p[RF_PARAM_KEPT_STRIDES + 4] = 30, p[RF_PARAM_KEPT_STRIDES + 5] = 5, p[RF_PARAM_KEPT_STRIDES + 6 + 5] = 1;
+  p[RF_PARAM_REDUCED_STRIDES + 5] = 1;
+  CHECK(kern::reduceWalksGlsl(p) ==
+        "void walkKept(uint index, inout uint off[EW_MAX_INPUTS]) {\n"
+        "  { uint q = index / 6u, digit = index - q * 6u; off[0] += digit * 5u; off[1] += digit * 1u; index = q; }\n"
+        "  { uint q = index / 4u, digit = index - q * 4u; off[0] += digit * 30u; index = q; }\n"
+        "}\n"
+        "void walkReduced(uint index, inout uint off[EW_MAX_INPUTS]) {\n"
+        "  { uint q = index / 5u, digit = index - q * 5u; off[0] += digit * 1u; index = q; }\n"
+        "}\n"
+        "void stepInnerReduced(uint i, inout uint off[EW_MAX_INPUTS]) {\n"
+        "  off[0] += i * 1u;\n"
+        "}\n");
+  CHECK_THROWS_WITH(kern::reduceWalksGlsl(std::vector<uint32_t>(20, 1)), Catch::Contains("too short"));
+}
+
 TEST_CASE("every op has a test case and lowers within the kernel ABI") {
   std::set<Op> covered;
   std::set<std::string> kernelsUsed;
