@@ -82,20 +82,19 @@ uint programWord(uint w) {
 uint numInputs() { return min(param(RF_PARAM_NUM_INPUTS), uint(EW_MAX_INPUTS)); }
 
 // Adds each input's offset of linear index `index` over dims at p[dims..]
-// to off[]: one division per axis for all the inputs. A specialized copy
-// walks all six axes unrolled, so every param index is a constant (the
-// dims of 1 fold away); the early exit would leave the loop rolled and each
-// param read a switch over the constants.
+// to off[]: one division per axis for all the inputs.
 void walk(uint index, uint dims, uint strides, inout uint off[EW_MAX_INPUTS]) {
 #ifdef EW_GENERATED
   // The generated copy's walks (kernels/program_codegen.cpp): the dims and
   // strides as literals, dims of 1 and zero strides left out. A specialized
-  // copy of the loop below is a switch over the constants at each read,
+  // copy of the loop below reads each through a switch over the constants,
   // which lavapipe took 0.45 s to compile per copy.
   if (dims == kKeptDims) walkKept(index, off);
   else walkReduced(index, off);
-  return;
-#endif
+#else
+  // A specialized copy walks all six axes unrolled, so every param index
+  // is a constant (the dims of 1 fold away); the early exit would leave
+  // the loop rolled.
   const uint n = numInputs();
   [[unroll]] for (int d = 5; d >= 0 && (kSpecialized || index != 0u); --d) {
     uint q = index / param(dims + d);
@@ -103,6 +102,7 @@ void walk(uint index, uint dims, uint strides, inout uint off[EW_MAX_INPUTS]) {
     [[unroll]] for (uint k = 0; k < n; ++k) off[k] += digit * param(strides + 6 * k + d);
     index = q;
   }
+#endif
 }
 
 // The program's value at the inputs' offsets.

@@ -400,7 +400,9 @@ TEST_CASE("qmatvec: the one-row path's slices and grid; copies per decoder width
     const DispatchPlan d = lower(w.f, w.K, w.N);
     CHECK(d.params[42] == w.S);
     CHECK(d.groups[0] == w.groups);
-    if (w.groups < 256) CHECK(int64_t(d.groups[0]) * (32 / w.S) >= w.N);
+    // Every row group has a workgroup, or (x staged once) the 256 workgroups loop over them.
+    const int64_t rowGroups = (w.N + 32 / w.S - 1) / (32 / w.S);
+    CHECK(int64_t(d.groups[0]) == (w.K <= 4096 ? std::min<int64_t>(rowGroups, 256) : rowGroups));
   }
   // The per-row path (S = 0, 8 rows of W per workgroup): several rows of x, rows of W not a multiple of 4 words.
   CHECK(lower(WeightFormat::Int4, 4096, 100, 2).params[42] == 0);
