@@ -2,18 +2,19 @@
 """A/B of mgc builds on the reference workloads, in one run on the GPU
 machine: each workload is exported once (bench/workloads.py's models and
 seeds), then every variant compiles it and times the forward and the AdamW
-train step (`mgc run`, GPU medians). A variant is LABEL=MGC_BINARY, or
+train step (`mgc run`, GPU and wall medians). A variant is LABEL=MGC_BINARY, or
 LABEL=MGC_BINARY:VAR=VALUE,... to run that binary with environment
 variables set. With --profile, one profiled forward and train step per
 variant and workload, summarized by kernel and shape (bench/trace_shapes.py).
 
 Writes OUT/ab.md (GPU ms, one column per variant) and OUT/ab.json.
 
-Usage: ab.py OUT LABEL=BIN[:ENV] ... [--only a,b] [--steps N] [--profile] [--quick]
+Usage: ab.py OUT LABEL=BIN[:ENV] ... [--only a,b] [--steps N] [--profile] [--no-train] [--quick]
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -65,6 +66,7 @@ def main():
     ap.add_argument("--only", default="resnet50,whisper_tiny_encoder,sd_unet,smollm2_135m,smolvla_expert")
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--no-train", action="store_true", help="forwards only")
     ap.add_argument("--quick", action="store_true", help="the small models of workloads.py --quick (a smoke test)")
     args = ap.parse_args()
     work = "/tmp/ab"
@@ -84,21 +86,25 @@ def main():
                 # the idle clocks the compile left it in: with 10 / 3, the
                 # first variant's forward or train step read up to 3.4x slow.
                 out = run([binary, "run", fwd, *ins, "--warmup", "100", "--iterations", "30"], env)
-                row[label + " fwd"] = W.run_ms(out)[1]
+                row[label + " fwd wall"], row[label + " fwd"] = W.run_ms(out)
+                m = re.search(r"submit call ([0-9.]+) ms", out)
+                if m:
+                    row[label + " fwd submit"] = float(m.group(1))
                 if args.profile:
                     profile(binary, [fwd, *ins], env, os.path.join(work, "%s_%s_fwd_trace.json" % (name, label)),
                             os.path.join(args.out, "%s_%s_fwd_profile.txt" % (name, label)))
-                rep = os.path.join(work, "%s_%s_train.json" % (name, label))
-                run([binary, "compile", os.path.join(work, name + "_train.onnx"), "--train", *loss_flags, "--optimizer",
-                     "adamw", "--lr", "1e-3", "-o", trn, "--report", rep, "-q"], env)
-                tj = json.load(open(rep))
-                row[label + " dispatches"] = len(tj["dispatches"])
-                targs = [trn, "--entry", "train_step", *ins, "-i", "labels=" + labels]
-                out = run([binary, "run", *targs, "--warmup", "30", "--iterations", str(args.steps)], env)
-                row[label + " train"] = W.run_ms(out)[1]
-                if args.profile:
-                    profile(binary, targs, env, os.path.join(work, "%s_%s_train_trace.json" % (name, label)),
-                            os.path.join(args.out, "%s_%s_train_profile.txt" % (name, label)))
+                if not args.no_train:
+                    rep = os.path.join(work, "%s_%s_train.json" % (name, label))
+                    run([binary, "compile", os.path.join(work, name + "_train.onnx"), "--train", *loss_flags, "--optimizer",
+                         "adamw", "--lr", "1e-3", "-o", trn, "--report", rep, "-q"], env)
+                    tj = json.load(open(rep))
+                    row[label + " dispatches"] = len(tj["dispatches"])
+                    targs = [trn, "--entry", "train_step", *ins, "-i", "labels=" + labels]
+                    out = run([binary, "run", *targs, "--warmup", "30", "--iterations", str(args.steps)], env)
+                    row[label + " train wall"], row[label + " train"] = W.run_ms(out)
+                    if args.profile:
+                        profile(binary, targs, env, os.path.join(work, "%s_%s_train_trace.json" % (name, label)),
+                                os.path.join(args.out, "%s_%s_train_profile.txt" % (name, label)))
             except Exception as e:  # one failure must not hide the other variants
                 row[label + " error"] = str(e)[:300]
             for f in (fwd, trn):
@@ -109,7 +115,7 @@ def main():
         with open(os.path.join(args.out, "ab.json"), "w") as f:
             json.dump(rows, f, indent=1)
     labels = [v[0] for v in variants]
-    lines = ["GPU ms, medians (`mgc run`; train: the AdamW train_step). Device: %s; %s." % (
+    lines = ["GPU / wall ms, medians (`mgc run`; train: the AdamW train_step). Device: %s; %s." % (
                  torch.cuda.get_device_name() if torch.cuda.is_available() else "?", time.strftime("%Y-%m-%d")), "",
              "| workload | " + " | ".join("%s fwd | %s train (dispatches)" % (l, l) for l in labels) + " |",
              "|---|" + "---|---|" * len(labels)]
@@ -119,7 +125,9 @@ def main():
             if l + " error" in r:
                 cells += ["error", r[l + " error"][:80]]
             else:
-                cells += ["%.3f" % r[l + " fwd"], "%.2f (%d)" % (r[l + " train"], r[l + " dispatches"])]
+                cells.append("%.3f / %.3f" % (r[l + " fwd"], r[l + " fwd wall"]))
+                cells.append("%.2f / %.2f (%d)" % (r[l + " train"], r[l + " train wall"], r[l + " dispatches"])
+                             if l + " train" in r else "—")
         lines.append("| %s | %s |" % (r["workload"], " | ".join(cells)))
     with open(os.path.join(args.out, "ab.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

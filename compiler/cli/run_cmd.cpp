@@ -84,20 +84,23 @@ int runMain(int argc, char** argv) {
   double ms = 0;
   for (int i = 0; i < args.warmup; ++i)
     if (RunnerError e = runner.run(&ms); e.exitCode) return report(e);
-  std::vector<double> times, gpu;
+  std::vector<double> times, gpu, submits;
   for (int i = 0; i < iterations; ++i) {
-    if (RunnerError e = runner.run(&ms); e.exitCode) return report(e);
+    double submitMs = 0;
+    if (RunnerError e = runner.run(&ms, &submitMs); e.exitCode) return report(e);
     times.push_back(ms);
     gpu.push_back(runner.gpuMs());
+    submits.push_back(submitMs);
   }
   std::sort(times.begin(), times.end());
   std::sort(gpu.begin(), gpu.end());
+  std::sort(submits.begin(), submits.end());
 
   std::printf("device: %s\n", runner.deviceName().c_str());
   std::printf("load: %.1f ms (model + session; pipeline cache: %s)\n", runner.openMs(),
               runner.pipelineCacheState().c_str());
-  std::printf("run: %.3f ms wall, %.3f ms GPU (median of %d)\n", times[times.size() / 2], gpu[gpu.size() / 2],
-              iterations);
+  std::printf("run: %.3f ms wall, %.3f ms GPU (median of %d; the submit call %.3f ms)\n", times[times.size() / 2],
+              gpu[gpu.size() / 2], iterations, submits[submits.size() / 2]);
   for (int i = 0; i < runner.outputCount(); ++i) {
     std::string name;
     mgb::npy::Array out;

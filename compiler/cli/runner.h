@@ -35,7 +35,8 @@ class Runner {
   RunnerError open(const std::vector<uint8_t>& bundle, const std::string& source, int device, bool validation,
                    const std::string& pipelineCacheDir = "", const std::string& entry = "infer");
   RunnerError setInput(const std::string& name, const mgb::npy::Array& a, const std::string& from);
-  RunnerError run(double* wallMs);
+  // One submit + wait; wallMs spans both, submitMs (if given) the submit call.
+  RunnerError run(double* wallMs, double* submitMs = nullptr);
   RunnerError output(int i, std::string* name, mgb::npy::Array* out);
 
   std::vector<mgrt_tensor_info> inputs() const;

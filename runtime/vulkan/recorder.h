@@ -3,6 +3,9 @@
 //   copy inputs (staging → arenas) → dispatches → copy outputs (→ staging).
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+
 #include "runtime/vulkan/memory.h"
 #include "runtime/vulkan/pipeline.h"
 #include "runtime/vulkan/timeline.h"
@@ -22,6 +25,10 @@ struct Recording : mgrt::Recording {
   uint32_t queryCount = 0;
   bool timeEachDispatch = false;
   bool completed = false;                   // a submission finished since the last submit: queries hold results
+  // Paced waiting (waitRecording): when the last run was submitted, and how
+  // long it took from submit to its fence seen signaled (0: not known yet).
+  std::chrono::steady_clock::time_point submittedAt{};
+  int64_t lastRunNs = 0;
 };
 
 mgrt_status recordWork(Device* d, const WorkList& work, Recording* out);
