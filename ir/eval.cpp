@@ -135,7 +135,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::RMSNorm: return evalRMSNorm(n, in, T);
     case Op::Softmax: return evalSoftmax(n, x, T, false);
     case Op::Attention: return evalAttention(n, in, T);
-    case Op::Rotary: return evalRotary(in, T);
+    case Op::Rotary: return evalRotary(in, T, n.i("tokens_major", 0) != 0);
     case Op::AdamStep: fail(n, "has three results (evalNode evaluates it)");
     case Op::LogSoftmax: return evalSoftmax(n, x, T, true);
     case Op::ReduceSum: return evalReduce(n, x, T, ReduceKind::Sum);

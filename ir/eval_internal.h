@@ -175,7 +175,7 @@ HostTensor evalRMSNorm(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalPrologue(const Node& n, const Inputs& in);
 HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm);
 HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT);
-HostTensor evalRotary(const Inputs& in, const TensorType& outT);
+HostTensor evalRotary(const Inputs& in, const TensorType& outT, bool tokensMajor = false);
 // AdamStep's three results: param', exp_avg', exp_avg_sq' (ir/ops.def).
 std::vector<HostTensor> evalAdamStep(const Node& n, const Inputs& in);
 // AttentionCache's three results (out, k_cache', v_cache'), by its

@@ -257,14 +257,22 @@ HostTensor evalPrologue(const Node& n, const Inputs& in) {
   return out;
 }
 
-HostTensor evalRotary(const Inputs& in, const TensorType& outT) {
+HostTensor evalRotary(const Inputs& in, const TensorType& outT, bool tokensMajor) {
   const HostTensor &x = *in[0], &cos = *in[1], &sin = *in[2];
-  const int64_t D = x.type.shape.back(), T = x.type.shape[x.type.shape.size() - 2], half = D / 2;
+  const Shape& os = outT.shape;
+  const int64_t D = os.back(), T = os[os.size() - 2], half = D / 2;
+  const int64_t H = tokensMajor ? os[os.size() - 3] : 1;
   std::vector<double> X = toDoubles(x), C = toDoubles(cos), S = toDoubles(sin), Y(X.size());
   for (size_t i = 0; i < X.size(); ++i) {
     const int64_t d = int64_t(i) % D, row = (int64_t(i) / D) % T;
-    const size_t partner = d < half ? i + size_t(half) : i - size_t(half), c = size_t(row * D + d);
-    Y[i] = X[i] * C[c] + X[partner] * S[c];
+    // x's element at the output's (.., h, row, d): [.., row, h, d] when tokens-major.
+    int64_t at = int64_t(i) - d;
+    if (tokensMajor) {
+      const int64_t h = (int64_t(i) / (D * T)) % H, outer = int64_t(i) / (D * T * H);
+      at = ((outer * T + row) * H + h) * D;
+    }
+    const size_t c = size_t(row * D + d);
+    Y[i] = X[size_t(at + d)] * C[c] + X[size_t(at + (d < half ? d + half : d - half))] * S[c];
   }
   HostTensor out(outT);
   storeDoubles(out, Y);

@@ -184,13 +184,20 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       return {out};
     }
     case Op::Rotary: {
+      // tokens_major: x stored [..., T, H, D], the result [..., H, T, D].
+      const bool tokensMajor = n.i("tokens_major", 0) != 0;
       const int64_t D = rank >= 2 ? x.shape.back() : 0;
-      if (rank < 2 || D % 2 != 0) fail(n, "expects x [..., T, D] with D even, got " + x.str());
-      const Shape rows{x.shape[size_t(rank - 2)], D};
+      if (rank < (tokensMajor ? 3 : 2) || D % 2 != 0)
+        fail(n, std::string("expects x ") + (tokensMajor ? "[..., T, H, D]" : "[..., T, D]") + " with D even, got " +
+                    x.str());
+      const Shape rows{x.shape[size_t(rank - (tokensMajor ? 3 : 2))], D};
       for (int k = 1; k < 3; ++k)
         if (in(k).shape != rows || in(k).dtype != x.dtype)
           fail(n, "cos / sin " + in(k).str() + " is not " + TensorType{x.dtype, rows}.str());
-      return {x};
+      if (!tokensMajor) return {x};
+      TensorType out = x;
+      std::swap(out.shape[size_t(rank - 3)], out.shape[size_t(rank - 2)]);
+      return {out};
     }
     case Op::AdamStep: {
       if (x.dtype != DType::F32) fail(n, "expects an f32 parameter, got " + x.str());

@@ -77,7 +77,10 @@ std::vector<DispatchPlan> lowerRotary(const Graph& g, const Node& n) {
   const Shape& x = inType(g, n, 0).shape;
   if (numel(x) == 0) return {};
   DispatchPlan d = makePlan(n, "rotary");
-  d.params = {u32(n, numel(x), "tensor size"), u32(n, x.back(), "rotary width"), u32(n, x[x.size() - 2], "rows")};
+  const bool tokensMajor = n.i("tokens_major", 0) != 0;  // x [.., T, H, D]
+  const Shape& out = outType(g, n).shape;
+  d.params = {u32(n, numel(x), "tensor size"), u32(n, x.back(), "rotary width"), u32(n, out[out.size() - 2], "rows"),
+              tokensMajor ? u32(n, out[out.size() - 3], "heads") : 0u};
   d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], n.outputs[0]};
   setItemGrid(d, n, uint64_t(numel(x)));
   return {d};

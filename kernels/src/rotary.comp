@@ -4,7 +4,9 @@
 //
 // Bindings: 1 = x [..., T, D], 2 = cos [T, D], 3 = signed_sin [T, D],
 //           4 = out (x's shape); f32.
-// Params: p[0] numel(x)  p[1] D  p[2] T
+// Params: p[0] numel(x)  p[1] D  p[2] T  p[3] H: x tokens-major (stored
+// [..., T, H, D], out [..., H, T, D]: the head transpose in front of RoPE
+// read in place), or 0
 #version 450
 layout(local_size_x = 256) in;
 #include "common.glsl"
@@ -17,8 +19,9 @@ layout(std430, set = 0, binding = 4) writeonly buffer Out { float outv[]; };
 void main() {
   uint i = linearInvocation();
   if (i >= p[0]) return;
-  uint D = p[1], halfD = D / 2, d = i % D;
-  uint partner = d < halfD ? i + halfD : i - halfD;
-  uint c = ((i / D) % p[2]) * D + d;
-  outv[i] = x[i] * cosv[c] + x[partner] * sinv[c];
+  uint D = p[1], halfD = D / 2, d = i % D, T = p[2], H = p[3], row = (i / D) % T;
+  uint at = i - d;  // x's row of the output's (.., h, row)
+  if (H != 0u) at = (((i / (D * T)) / H * T + row) * H + (i / (D * T)) % H) * D;
+  uint c = row * D + d;
+  outv[i] = x[at + d] * cosv[c] + x[at + (d < halfD ? d + halfD : d - halfD)] * sinv[c];
 }

@@ -72,6 +72,7 @@ class Matcher {
     m.keyWrite = producer(k1, Op::StateWrite, 1);
     m.valueWrite = producer(v1, Op::StateWrite, 1);
     if (m.rotary < 0 || m.keyWrite < 0 || m.valueWrite < 0) return std::nullopt;
+    if (g_.nodes[size_t(m.rotary)].i("tokens_major", 0)) return std::nullopt;
     const Node &r = g_.nodes[size_t(m.rotary)], &kw = g_.nodes[size_t(m.keyWrite)],
                &vw = g_.nodes[size_t(m.valueWrite)];
     // Keys rotated with q's tables, values not, both at one offset along the rows.

@@ -23,7 +23,7 @@ void fuseStateWrite(Graph& g) {
     const Node& r = g.nodes[size_t(p)];
     const TensorType& t = g.type(value);
     const int64_t rank = t.rank(), axis = n.i("axis", 0) < 0 ? n.i("axis", 0) + rank : n.i("axis", 0);
-    if (r.op != Op::Rotary || t.dtype != DType::F32 || rank < 2 || axis != rank - 2) continue;
+    if (r.op != Op::Rotary || r.i("tokens_major", 0) || t.dtype != DType::F32 || rank < 2 || axis != rank - 2) continue;
     const std::vector<ValueId> rot = r.inputs;  // x, cos, signed_sin
     n.inputs[1] = rot[0];
     n.inputs.push_back(rot[1]);

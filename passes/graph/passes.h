@@ -10,7 +10,9 @@ void verifyGraph(Graph& g);    // verify.cpp: structural + type checks; throws m
 void constFold(Graph& g);      // const_fold.cpp: nodes with all-constant inputs → constants
 void canonicalize(Graph& g);   // canonicalize.cpp: one spelling per op (BN folding, x*1, ...)
 void canonicalizePatterns(Graph& g);  // canonicalize_patterns.cpp: exported LayerNorm / Gelu spellings → one op
+void fuseRotary(Graph& g);     // fuse_rotary.cpp: exported rotate-half RoPE → rotary
 void fuseAttention(Graph& g);  // fuse_attention.cpp: exported q kᵀ → softmax → · v → attention
+void foldRepeatKv(Graph& g);   // fold_repeat_kv.cpp: attention over repeated K/V heads → GQA broadcast
 void conv1x1Grads(Graph& g);  // conv1x1_grads.cpp: gradients of pointwise convolutions → matmuls
 void splitLongRows(Graph& g);  // split_long_rows.cpp: norms / sums over a few long rows → two-step reductions
 void fuseConvEpilogue(Graph& g);  // fuse_conv_epilogue.cpp: conv/matmul + activations/adds → epilogue

@@ -8,8 +8,11 @@ namespace mgc {
 // BatchNorm parameters computed from other constants), then to fold what
 // canonicalize exposed (e.g. a Mul of two constants). Multi-node patterns
 // (exported LayerNorm / Gelu) fold after the one-node rules have removed
-// x*1 / x+0; fuse-attention takes exported attention (its scale folded,
-// its mask add not yet taken into the scores' product); epilogue fusion runs before elementwise fusion so that
+// x*1 / x+0, as does fuse-rotary (exported RoPE; its signed sine a constant
+// or a mul that const-fold folds); fuse-attention takes exported attention
+// (its scale folded, its mask add not yet taken into the scores' product)
+// and fold-repeat-kv then drops the K/V head copies of grouped-query
+// attention before it; epilogue fusion runs before elementwise fusion so that
 // activations still land in Conv/MatMul first, and before prologue fusion,
 // which puts its operand after the epilogue operands and must see silu *
 // up before elementwise fusion does. split-long-rows comes after both: an
@@ -23,8 +26,10 @@ const std::vector<Pass>& graphPipeline() {
       {"const-fold", constFold},
       {"canonicalize", canonicalize},
       {"canonicalize-patterns", canonicalizePatterns},
+      {"fuse-rotary", fuseRotary},
       {"const-fold", constFold},
       {"fuse-attention", fuseAttention},
+      {"fold-repeat-kv", foldRepeatKv},
       {"conv1x1-grads", conv1x1Grads},
       {"fuse-conv-epilogue", fuseConvEpilogue},
       {"fuse-prologue", fusePrologue},

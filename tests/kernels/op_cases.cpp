@@ -311,6 +311,9 @@ void nnCases(Builder& b) {
         {{"scale", 0.3}});
   b.add("rotary q [1, 9, 1, 64]", Op::Rotary, {N(F({1, 9, 1, 64})), N(F({1, 64})), N(F({1, 64}))});
   b.add("rotary prefill [2, 3, 5, 6]", Op::Rotary, {N(F({2, 3, 5, 6})), N(F({5, 6})), N(F({5, 6}))});
+  // Reading q's head transpose in place: x [B, T, H, D] → out [B, H, T, D].
+  b.add("rotary tokens-major [2, 5, 3, 6] -> [2, 3, 5, 6]", Op::Rotary, {N(F({2, 5, 3, 6})), N(F({5, 6})), N(F({5, 6}))},
+        {{"tokens_major", int64_t(1)}});
   // Packed low-bit weights (QMatMul): qmatvec.comp up to 4 rows, qmatmul.comp's tiles above, every
   // format, odd N, epilogues (row-vector bias, residual, activation).
   auto qm = [&](const std::string& label, WeightFormat f, Shape x, int64_t n, int64_t group,

@@ -371,3 +371,83 @@ TEST_CASE("fuse-attention-cache computes the attention and the cache rows it rep
     }
   }
 }
+
+TEST_CASE("fuse-rotary computes the exported rotate-half RoPE it replaces", "[passes][fuse-rotary]") {
+  // As Hugging Face Llama exports apply_rotary_pos_emb: a constant table
+  // (x · cos + rotate_half(x) · sin, operands in either order) and a
+  // run-time one with leading 1s.
+  Graph g = parseGraph(R"(graph @rope(%x: f32[1,2,3,4], %s: f32[1,1,3,4]) {
+  %cos = const f32[3,4] dense<[0.5, 0.25, -1.0, 2.0, 1.5, -0.5, 0.75, 1.0, 0.125, 3.0, -2.0, 0.5]>
+  %sin = const f32[1,3,4] dense<[1.0, -0.5, 0.25, 2.0, -1.5, 0.5, 3.0, -0.75, 0.25, 1.25, -2.5, 0.5]>
+  %a = mul(%x, %cos) : f32[1,2,3,4]
+  %hi = slice(%x) {ends = [1, 2, 3, 4], starts = [0, 0, 0, 2], steps = [1, 1, 1, 1]} : f32[1,2,3,2]
+  %n = neg(%hi) : f32[1,2,3,2]
+  %lo = slice(%x) {ends = [1, 2, 3, 2], starts = [0, 0, 0, 0], steps = [1, 1, 1, 1]} : f32[1,2,3,2]
+  %c = concat(%n, %lo) {axis = 3} : f32[1,2,3,4]
+  %b = mul(%sin, %c) : f32[1,2,3,4]
+  %y1 = add(%b, %a) : f32[1,2,3,4]
+  %a2 = mul(%cos, %x) : f32[1,2,3,4]
+  %hi2 = slice(%x) {ends = [1, 2, 3, 4], starts = [0, 0, 0, 2], steps = [1, 1, 1, 1]} : f32[1,2,3,2]
+  %n2 = neg(%hi2) : f32[1,2,3,2]
+  %lo2 = slice(%x) {ends = [1, 2, 3, 2], starts = [0, 0, 0, 0], steps = [1, 1, 1, 1]} : f32[1,2,3,2]
+  %c2 = concat(%n2, %lo2) {axis = -1} : f32[1,2,3,4]
+  %b2 = mul(%c2, %s) : f32[1,2,3,4]
+  %y2 = add(%a2, %b2) : f32[1,2,3,4]
+  return %y1, %y2
+})",
+                       "rope.mgir");
+  Graph before = g;
+  findPass("fuse-rotary")->run(g);
+  verifyGraph(g);
+  int rotaries = 0;
+  for (const Node& n : g.nodes) {
+    CHECK(n.op != Op::Slice);
+    CHECK(n.op != Op::Concat);
+    rotaries += n.op == Op::Rotary;
+  }
+  CHECK(rotaries == 2);
+  CHECK(maxDifference(before, g) < 1e-6);
+}
+
+TEST_CASE("fuse-rotary reads the head transpose in front of it in place", "[passes][fuse-rotary]") {
+  // q split into heads as exported: [1, T, H, D] → transpose → RoPE.
+  Graph g = parseGraph(R"(graph @rope(%y: f32[2,3,2,4], %cos: f32[3,4], %sin: f32[3,4]) {
+  %x = transpose(%y) {perm = [0, 2, 1, 3]} : f32[2,2,3,4]
+  %a = mul(%x, %cos) : f32[2,2,3,4]
+  %hi = slice(%x) {ends = [2, 2, 3, 4], starts = [0, 0, 0, 2], steps = [1, 1, 1, 1]} : f32[2,2,3,2]
+  %n = neg(%hi) : f32[2,2,3,2]
+  %lo = slice(%x) {ends = [2, 2, 3, 2], starts = [0, 0, 0, 0], steps = [1, 1, 1, 1]} : f32[2,2,3,2]
+  %c = concat(%n, %lo) {axis = 3} : f32[2,2,3,4]
+  %b = mul(%c, %sin) : f32[2,2,3,4]
+  %r = add(%a, %b) : f32[2,2,3,4]
+  return %r
+})",
+                       "rope_t.mgir");
+  Graph before = g;
+  findPass("fuse-rotary")->run(g);
+  findPass("dce")->run(g);
+  verifyGraph(g);
+  CHECK(opsOf(g) == std::vector<Op>{Op::Mul, Op::Rotary});  // the signed sine's mul, then the rotary
+  CHECK(g.nodes.back().i("tokens_major", 0) == 1);
+  CHECK(maxDifference(before, g) < 1e-6);
+}
+
+TEST_CASE("fold-repeat-kv computes the grouped-query attention it replaces", "[passes][fold-repeat-kv]") {
+  // 4 query heads over 2 K/V heads repeated by unsqueeze → expand → reshape.
+  Graph g = parseGraph(R"(graph @gqa(%q: f32[1,4,3,4], %k: f32[1,2,5,4], %v: f32[1,2,5,3], %m: f32[3,5]) {
+  %k1 = reshape(%k) {shape = [1, 2, 1, 5, 4]} : f32[1,2,1,5,4]
+  %ke = expand(%k1) {shape = [1, 2, 2, 5, 4]} : f32[1,2,2,5,4]
+  %kr = reshape(%ke) {shape = [1, 4, 5, 4]} : f32[1,4,5,4]
+  %v1 = reshape(%v) {shape = [1, 2, 1, 5, 3]} : f32[1,2,1,5,3]
+  %ve = expand(%v1) {shape = [1, 2, 2, 5, 3]} : f32[1,2,2,5,3]
+  %vr = reshape(%ve) {shape = [1, 4, 5, 3]} : f32[1,4,5,3]
+  %o = attention(%q, %kr, %vr, %m) {scale = 0.5} : f32[1,4,3,3]
+  return %o
+})",
+                       "gqa.mgir");
+  Graph before = g;
+  findPass("fold-repeat-kv")->run(g);
+  verifyGraph(g);
+  for (const Node& n : g.nodes) CHECK(n.op != Op::Expand);
+  CHECK(maxDifference(before, g) < 1e-6);
+}

@@ -1,0 +1,126 @@
+// fold-repeat-kv: grouped-query attention as Hugging Face exports it
+// repeats each K/V head G times (repeat_kv: unsqueeze → expand → reshape,
+// a copy of the keys and one of the values per layer) before an attention
+// node whose heads then match q's. The attention kernels broadcast k and v
+// over q's leading dims instead (docs/ir.md), so view q's heads as
+// [KV, G] and let the unrepeated K/V heads broadcast over G:
+//
+//   %ke = expand(%k1) {shape = [B, KV, G, S, D]}       (%k1: [B, KV, 1, S, D])
+//   %k  = reshape(%ke) {shape = [B, KV*G, S, D]}       (v likewise, the same G)
+//   %o  = attention(%q, %k, %v, %mask) : [B, KV*G, T, Dv]
+//     →
+//   %q5 = reshape(%q) {shape = [B, KV, G, T, D]}
+//   %o5 = attention(%q5, %k1, %v1, %mask) : [B, KV, G, T, Dv]
+//   %o  = reshape(%o5) {shape = [B, KV*G, T, Dv]}
+//
+// The expands and their reshapes must have no other use (dce drops them);
+// the new operands must be what the kernels take (attentionFuses).
+#include "ir/builder.h"
+#include "passes/graph/passes.h"
+
+namespace mgc {
+
+namespace {
+
+struct Repeat {
+  ValueId heads = kNoValue;  // the unrepeated [.., KV, 1, S, D]
+  int64_t kv = 0, groups = 0;
+};
+
+class Matcher {
+ public:
+  explicit Matcher(const Graph& g) : g_(g), uses_(g.useCounts()), isOutput_(g.values.size(), false) {
+    for (ValueId v : g.outputs) isOutput_[size_t(v)] = true;
+  }
+
+  NodeId soleProducer(ValueId v, Op op) const {
+    const NodeId p = g_.value(v).producer;
+    if (p < 0 || g_.nodes[size_t(p)].op != op || isOutput_[size_t(v)] || uses_[size_t(v)] != 1) return -1;
+    return p;
+  }
+
+  // t = reshape(expand(h)) repeating each of h's heads G times in place.
+  std::optional<Repeat> repeated(ValueId t) const {
+    const NodeId r = soleProducer(t, Op::Reshape);
+    if (r < 0) return std::nullopt;
+    const NodeId e = soleProducer(g_.nodes[size_t(r)].inputs[0], Op::Expand);
+    if (e < 0) return std::nullopt;
+    const ValueId h = g_.nodes[size_t(e)].inputs[0];
+    const Shape &ts = g_.type(t).shape, &es = g_.type(g_.nodes[size_t(e)].outputs[0]).shape, &hs = g_.type(h).shape;
+    const size_t L = ts.size();
+    if (L < 3 || es.size() != L + 1 || hs.size() != L + 1) return std::nullopt;
+    for (size_t a = 0; a + 3 < L; ++a)
+      if (es[a] != ts[a] || hs[a] != ts[a]) return std::nullopt;
+    const int64_t kv = es[L - 3], groups = es[L - 2];
+    if (hs[L - 3] != kv || hs[L - 2] != 1 || kv * groups != ts[L - 3] || groups < 2) return std::nullopt;
+    if (hs[L - 1] != ts[L - 2] || hs[L] != ts[L - 1] || es[L - 1] != ts[L - 2] || es[L] != ts[L - 1])
+      return std::nullopt;
+    return Repeat{h, kv, groups};
+  }
+
+ private:
+  const Graph& g_;
+  std::vector<int> uses_;
+  std::vector<bool> isOutput_;
+};
+
+}  // namespace
+
+void foldRepeatKv(Graph& g) {
+  struct Match {
+    NodeId node;
+    Repeat k, v;
+  };
+  std::vector<Match> matches;
+  {
+    const Matcher matcher(g);
+    for (size_t n = 0; n < g.nodes.size(); ++n) {
+      const Node& a = g.nodes[size_t(n)];
+      if (a.op != Op::Attention) continue;
+      const auto k = matcher.repeated(a.inputs[1]), v = matcher.repeated(a.inputs[2]);
+      if (!k || !v || k->kv != v->kv || k->groups != v->groups) continue;
+      const Shape& q = g.type(a.inputs[0]).shape;
+      if (q.size() != g.type(a.inputs[1]).shape.size()) continue;
+      matches.push_back({NodeId(n), *k, *v});
+    }
+  }
+  if (matches.empty()) return;
+  const size_t oldCount = g.nodes.size();
+  std::vector<std::vector<Node>> before(oldCount);
+  for (const Match& m : matches) {
+    const Node& a = g.nodes[size_t(m.node)];
+    const std::string name = a.name;
+    const ValueId q = a.inputs[0];
+    const ValueId mask = a.inputs.size() > 3 ? a.inputs[3] : kNoValue;
+    Shape q5 = g.type(q).shape;
+    const size_t L = q5.size();
+    q5[L - 3] = m.k.kv;
+    q5.insert(q5.begin() + std::ptrdiff_t(L - 2), m.k.groups);
+    TensorType q5t{g.type(q).dtype, q5};
+    const TensorType* maskType = mask != kNoValue ? &g.type(mask) : nullptr;
+    if (!GraphBuilder::attentionFuses(q5t, g.type(m.k.heads), g.type(m.v.heads), maskType)) continue;
+    const Attrs attrs = a.attrs;
+    const Shape out = g.type(a.outputs[0]).shape;
+    g.addNode(Op::Reshape, name, {q}, {{"shape", std::vector<int64_t>(q5.begin(), q5.end())}});
+    std::vector<ValueId> ins = {g.nodes.back().outputs[0], m.k.heads, m.v.heads};
+    if (mask != kNoValue) ins.push_back(mask);
+    g.addNode(Op::Attention, name, ins, attrs);
+    const ValueId o5 = g.nodes.back().outputs[0];
+    for (size_t k = oldCount; k < g.nodes.size(); ++k) before[size_t(m.node)].push_back(std::move(g.nodes[k]));
+    g.nodes.resize(oldCount);
+    Node& at = g.nodes[size_t(m.node)];
+    at.op = Op::Reshape;
+    at.inputs = {o5};
+    at.attrs = {{"shape", std::vector<int64_t>(out.begin(), out.end())}};
+  }
+  std::vector<Node> nodes;
+  for (size_t k = 0; k < oldCount; ++k) {
+    for (Node& n : before[k]) nodes.push_back(std::move(n));
+    nodes.push_back(std::move(g.nodes[k]));
+  }
+  g.nodes = std::move(nodes);
+  g.rebuildProducers();
+  deadCodeElim(g);
+}
+
+}  // namespace mgc
