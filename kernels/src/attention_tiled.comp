@@ -29,14 +29,6 @@
 // p[4] Dv, p[5] scale, p[6] has mask, p[7..12] q's leading dims, p[13..18]
 // k's batch strides). Grid: (query blocks, batches), clamped; workgroups
 // loop over the rest. Specialized copies: D, Dv and has-mask constant.
-// Variants `wide_subgroup` and `subgroup` (devices with subgroup shuffles):
-// the rows' max and sum go through xor shuffles over the 16 invocations
-// that share rows, each keeping its rows' running max: 4 barriers per key
-// block instead of 6, and no pass where one invocation per row works while
-// the rest wait (subgroups narrower than 16 add their partials through
-// shared memory, as lavapipe's 8 do).
-// mgc-variant: wide_subgroup features=Subgroup defines=BC=64,MGC_SUBGROUP env=vulkan1.1 msl=20100
 // mgc-variant: wide defines=BC=64
-// mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP env=vulkan1.1 msl=20100
 #version 450
 #include "attention_tiled.glsl"

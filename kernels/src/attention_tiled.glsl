@@ -1,10 +1,6 @@
 // attention_tiled.comp's body (see there), shared with attention_tiled32.comp:
 // BR query rows per workgroup (4 BR invocations), keys in blocks of BC.
 #extension GL_EXT_control_flow_attributes : require
-#ifdef MGC_SUBGROUP
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
-#endif
 #ifndef BR
 #define BR 64
 #endif
@@ -40,22 +36,6 @@ const float kHidden = -1e30;
 const uint kBase = 16u * BR, kAlpha = 17u * BR;
 void putScratch(uint i, float x) { sP[i >> 2u][i & 3u] = x; }
 float scratch(uint i) { return sP[i >> 2u][i & 3u]; }
-
-#ifdef MGC_SUBGROUP
-// The 16 invocations that share rows (tx = t & 15) are 16 consecutive
-// lanes (subgroups being consecutive runs of the invocation index): xor
-// shuffles over them leave the rows' max / sum in each of the 16. A
-// subgroup narrower than 16 ends with one partial per subgroup; the
-// callers add those up through the row scratch (uniform branch).
-#define SHUFFLE_REDUCE(NAME, OP)                                                              \
-  float NAME(float x) {                                                                       \
-    for (uint o = 1u; o < 16u && o < gl_SubgroupSize; o <<= 1u) x = OP(x, subgroupShuffleXor(x, o)); \
-    return x;                                                                                 \
-  }
-float addf(float a, float b) { return a + b; }
-SHUFFLE_REDUCE(laneMax, max)
-SHUFFLE_REDUCE(laneSum, addf)
-#endif
 
 // Stages R rows of a [rows, W] tensor (W = 4 w4 floats, rows from
 // `first`, zeros past `count`) transposed into `dst` rows of d (q's block):
@@ -127,11 +107,7 @@ void attendBlock(uint b, uint row0, uint t) {
   uint qBase = b * T * D4, kBase4 = kb * S * D4, vBase4 = kb * S * Dv4;
   barrier();  // the previous block's readers are done with sQ and sP
   STAGE_TRANSPOSED(sQ, q4, qBase, BR, D4, row0, T)
-#ifdef MGC_SUBGROUP
-  float runMax[4] = float[4](kNegInf, kNegInf, kNegInf, kNegInf);  // rows 4 ty ..: their max so far
-#else
   float runMax = kNegInf;  // invocation t < BR: row t's max so far
-#endif
   float l[4] = float[4](0.0, 0.0, 0.0, 0.0);
   vec4 o[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
   vec4 kr[KTASKS][4], vr[VLOADS];
@@ -155,10 +131,9 @@ void attendBlock(uint b, uint row0, uint t) {
       [[unroll]] for (uint i = 0u; i < 4u; ++i)
         [[unroll]] for (uint j = 0u; j < CPT; ++j) s[i][j] = fma(a[i], kk[j], s[i][j]);
     }
-    float pm[4];
     [[unroll]] for (uint i = 0u; i < 4u; ++i) {
       uint row = row0 + 4u * ty + i;
-      pm[i] = kNegInf;
+      float pm = kNegInf;
       [[unroll]] for (uint j = 0u; j < CPT; ++j) {
         uint key = k0 + CPT * tx + j;
         float x = s[i][j] * scale;
@@ -167,33 +142,10 @@ void attendBlock(uint b, uint row0, uint t) {
           x = mk <= kHidden ? mk : x + mk;
         }
         s[i][j] = key < S ? x : kNegInf;
-        pm[i] = max(pm[i], s[i][j]);
+        pm = max(pm, s[i][j]);
       }
+      putScratch((4u * ty + i) * 16u + tx, pm);
     }
-#ifdef MGC_SUBGROUP
-    // The rows' new max in registers: each of a row's 16 invocations keeps
-    // the running max and rescales its own part.
-    [[unroll]] for (uint i = 0u; i < 4u; ++i) pm[i] = laneMax(pm[i]);
-    if (gl_SubgroupSize < 16u) {
-      [[unroll]] for (uint i = 0u; i < 4u; ++i) putScratch((4u * ty + i) * 16u + tx, pm[i]);
-      barrier();
-      [[unroll]] for (uint i = 0u; i < 4u; ++i)
-        for (uint c = 0u; c < 16u; c += gl_SubgroupSize) pm[i] = max(pm[i], scratch((4u * ty + i) * 16u + c));
-    }
-    [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-      float mx = max(runMax[i], pm[i]);
-      float base = isinf(mx) ? 0.0 : mx;  // every score so far -inf: weights stay 0
-      float alpha = exp(runMax[i] - base), sum = 0.0;
-      runMax[i] = mx;
-      [[unroll]] for (uint j = 0u; j < CPT; ++j) {
-        s[i][j] = exp(s[i][j] - base);
-        sum += s[i][j];
-      }
-      l[i] = l[i] * alpha + sum;
-      o[i] *= alpha;
-    }
-#else
-    [[unroll]] for (uint i = 0u; i < 4u; ++i) putScratch((4u * ty + i) * 16u + tx, pm[i]);
     barrier();
     if (t < BR) {  // row t: the block's max, the new running max, the rescale
       float mx = runMax;
@@ -213,7 +165,6 @@ void attendBlock(uint b, uint row0, uint t) {
       l[i] = l[i] * alpha + sum;
       o[i] *= alpha;
     }
-#endif
     barrier();  // the scratch and K are read: p and V may overwrite them
     [[unroll]] for (uint j = 0u; j < CPT; ++j) sP[(CPT * tx + j) * RQ + ty] = vec4(s[0][j], s[1][j], s[2][j], s[3][j]);
     storeV(Dv4, t, vr);
@@ -230,22 +181,6 @@ void attendBlock(uint b, uint row0, uint t) {
     }
   }
   // The row sums: each invocation's part over its keys, added up once.
-#ifdef MGC_SUBGROUP
-  [[unroll]] for (uint i = 0u; i < 4u; ++i) l[i] = laneSum(l[i]);
-  if (gl_SubgroupSize < 16u) {
-    barrier();
-    [[unroll]] for (uint i = 0u; i < 4u; ++i) putScratch((4u * ty + i) * 16u + tx, l[i]);
-    barrier();
-    [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-      l[i] = 0.0;
-      for (uint c = 0u; c < 16u; c += gl_SubgroupSize) l[i] += scratch((4u * ty + i) * 16u + c);
-    }
-  }
-  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-    uint row = row0 + 4u * ty + i;
-    if (row < T && tx < Dv4) out4[(b * T + row) * Dv4 + tx] = o[i] / l[i];
-  }
-#else
   barrier();
   [[unroll]] for (uint i = 0u; i < 4u; ++i) putScratch((4u * ty + i) * 16u + tx, l[i]);
   barrier();
@@ -255,7 +190,6 @@ void attendBlock(uint b, uint row0, uint t) {
     for (uint c = 0u; c < 16u; ++c) sum += scratch(r * 16u + c);
     if (row < T && tx < Dv4) out4[(b * T + row) * Dv4 + tx] = o[i] / sum;
   }
-#endif
 }
 
 void main() {

@@ -3,9 +3,7 @@
 // for grids of few 64-row blocks: twice the workgroups, so that a GPU's
 // multiprocessors share them evenly (Whisper's 6 heads x 24 blocks of 64
 // rows left 12 of 132 with two). kernels/lower_attention.cpp picks it.
-// Bindings, params and grid: attention_tiled.comp's; variant `subgroup`
-// as its.
-// mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP env=vulkan1.1 msl=20100
+// Bindings, params and grid: attention_tiled.comp's.
 #version 450
 #define BR 32
 #define BC 64
