@@ -37,6 +37,10 @@ struct KSlices {
   int64_t sliceK;     // k values per slice (a multiple of 16 when split)
 };
 KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K);
+// A split-K product's finishing conv2d_finish pass (mode 1) with neither a
+// bias (p[3]) nor epilogue steps (p[5]) would store the sum onto itself:
+// the lowerings leave it out (SmolLM2-135M's forward: 150 dispatches).
+inline bool finishIsIdle(const DispatchPlan& finish) { return finish.params[3] == 0 && finish.params[5] == 0; }
 
 // Grids of fewer 64x64 tiles than this (and not split across workgroups)
 // run on the sliced 64x64 core (matmul_sliced, conv2d_sliced: two groups

@@ -51,7 +51,7 @@ bool vec4Rows(const MatMulLayout& layout, int64_t M, int64_t N, int64_t K) {
 // `d` (a 64x64-tile product) as is, or with K cut into `ks` slices: the
 // split kernel (matmul_splitk.comp's grid and params) between two
 // conv2d_finish passes over the output as [rows, N, 1], the first zeroing
-// it, the second running the fused epilogue.
+// it, the second running the fused epilogue (none without one).
 std::vector<DispatchPlan> splitOver(const Graph& g, const Node& n, const DispatchPlan& d, KSlices ks,
                                     const char* kernel) {
   if (ks.count < 2) return {d};
@@ -70,6 +70,7 @@ std::vector<DispatchPlan> splitOver(const Graph& g, const Node& n, const Dispatc
   split.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
   std::copy(d.groups, d.groups + 2, split.groups);
   split.groups[2] = uint32_t(std::min<int64_t>(int64_t(d.params[3]) * ks.count, kMaxGroups));
+  if (finishIsIdle(finish)) return {zero, split};
   return {zero, split, finish};
 }
 

@@ -5,13 +5,7 @@
 #define BR 64
 #endif
 #define RQ (BR / 4)       // row quads: invocations per key column of a block
-// KV_SLICES groups of 16 RQ invocations each walk every KV_SLICES-th key
-// block with their own K / V and p buffers and meet once at the end.
-#ifndef KV_SLICES
-#define KV_SLICES 1
-#endif
-#define SLICE_THREADS (16 * RQ)
-#define THREADS (SLICE_THREADS * KV_SLICES)
+#define THREADS (16 * RQ)
 layout(local_size_x = THREADS) in;
 #include "common.glsl"
 #include "specialize.glsl"
@@ -31,9 +25,8 @@ layout(std430, set = 0, binding = 4) readonly buffer Mask { float mask[]; };
 layout(std430, set = 0, binding = 5) writeonly buffer Out { vec4 out4[]; };
 
 shared vec4 sQ[64 * RQ];       // [d][row / 4]: q of rows 4 r .. 4 r + 3 at d
-shared vec4 sKV[KV_SLICES * 64 * BC / 4];  // per slice, K: [d][key / 4]; V: [key][column / 4]
-shared vec4 sP[KV_SLICES * BC * RQ];       // per slice, p: [key][row / 4]; also the row scratch below
-uint kvOff, pOff;  // this invocation's slice's part of sKV and sP (vec4s)
+shared vec4 sKV[64 * BC / 4];  // K: [d][key / 4]; V: [key][column / 4]
+shared vec4 sP[BC * RQ];       // p: [key][row / 4]; also the row scratch below
 
 const float kHidden = -1e30;
 #define kNegInf uintBitsToFloat(0xff800000u)
@@ -41,8 +34,8 @@ const float kHidden = -1e30;
 // The row scratch in sP's floats: 16 partials per row at row * 16 + tx,
 // then each row's max (kBase..) and rescale factor (kAlpha..).
 const uint kBase = 16u * BR, kAlpha = 17u * BR;
-void putScratch(uint i, float x) { sP[pOff + (i >> 2u)][i & 3u] = x; }
-float scratch(uint i) { return sP[pOff + (i >> 2u)][i & 3u]; }
+void putScratch(uint i, float x) { sP[i >> 2u][i & 3u] = x; }
+float scratch(uint i) { return sP[i >> 2u][i & 3u]; }
 
 // Stages R rows of a [rows, W] tensor (W = 4 w4 floats, rows from
 // `first`, zeros past `count`) transposed into `dst` rows of d (q's block):
@@ -63,12 +56,12 @@ float scratch(uint i) { return sP[pOff + (i >> 2u)][i & 3u]; }
 // K's and V's blocks go through registers: the next block's loads are in
 // flight while this block's products run. At most KTASKS staging tasks of
 // K (4 rows' vec4s each) and VLOADS vec4s of V per invocation (heads <= 64).
-#define KTASKS ((BC / 4 * 16 + SLICE_THREADS - 1) / SLICE_THREADS)
-#define VLOADS ((BC * 16 + SLICE_THREADS - 1) / SLICE_THREADS)
+#define KTASKS ((BC / 4 * 16 + THREADS - 1) / THREADS)
+#define VLOADS ((BC * 16 + THREADS - 1) / THREADS)
 
 void loadK(uint k0, uint S, uint D4, uint kBase4, uint t, out vec4 kr[KTASKS][4]) {
   [[unroll]] for (uint i = 0u; i < KTASKS; ++i) {
-    uint task = t + i * SLICE_THREADS, r4 = task % (BC / 4u), d4 = task / (BC / 4u);
+    uint task = t + i * THREADS, r4 = task % (BC / 4u), d4 = task / (BC / 4u);
     [[unroll]] for (uint c = 0u; c < 4u; ++c) {
       uint r = k0 + 4u * r4 + c;
       kr[i][c] = task < (BC / 4u) * D4 && r < S ? k4[kBase4 + r * D4 + d4] : vec4(0.0);
@@ -79,16 +72,16 @@ void loadK(uint k0, uint S, uint D4, uint kBase4, uint t, out vec4 kr[KTASKS][4]
 // K's block into sKV as [d][key / 4] (transposed: 4 vec4s of 4 keys each).
 void storeK(uint D4, uint t, vec4 kr[KTASKS][4]) {
   [[unroll]] for (uint i = 0u; i < KTASKS; ++i) {
-    uint task = t + i * SLICE_THREADS, r4 = task % (BC / 4u), d4 = task / (BC / 4u);
+    uint task = t + i * THREADS, r4 = task % (BC / 4u), d4 = task / (BC / 4u);
     if (task < (BC / 4u) * D4)
       [[unroll]] for (uint c = 0u; c < 4u; ++c)
-        sKV[kvOff + (4u * d4 + c) * (BC / 4u) + r4] = vec4(kr[i][0][c], kr[i][1][c], kr[i][2][c], kr[i][3][c]);
+        sKV[(4u * d4 + c) * (BC / 4u) + r4] = vec4(kr[i][0][c], kr[i][1][c], kr[i][2][c], kr[i][3][c]);
   }
 }
 
 void loadV(uint k0, uint S, uint Dv4, uint vBase4, uint t, out vec4 vr[VLOADS]) {
   [[unroll]] for (uint i = 0u; i < VLOADS; ++i) {
-    uint task = t + i * SLICE_THREADS, key = task / Dv4, c4 = task % Dv4;
+    uint task = t + i * THREADS, key = task / Dv4, c4 = task % Dv4;
     vr[i] = task < BC * Dv4 && k0 + key < S ? v4[vBase4 + (k0 + key) * Dv4 + c4] : vec4(0.0);
   }
 }
@@ -96,8 +89,8 @@ void loadV(uint k0, uint S, uint Dv4, uint vBase4, uint t, out vec4 vr[VLOADS]) 
 // V's block into sKV as [key][column / 4].
 void storeV(uint Dv4, uint t, vec4 vr[VLOADS]) {
   [[unroll]] for (uint i = 0u; i < VLOADS; ++i) {
-    uint task = t + i * SLICE_THREADS;
-    if (task < BC * Dv4) sKV[kvOff + (task / Dv4) * 16u + task % Dv4] = vr[i];
+    uint task = t + i * THREADS;
+    if (task < BC * Dv4) sKV[(task / Dv4) * 16u + task % Dv4] = vr[i];
   }
 }
 
@@ -105,10 +98,7 @@ void attendBlock(uint b, uint row0, uint t) {
   uint T = p[1], S = p[2], D = PARAM(3), Dv = PARAM(4), D4 = D / 4u, Dv4 = Dv / 4u;
   bool hasMask = PARAM(6) != 0u;
   float scale = pfloat(5);
-  uint slice = t / SLICE_THREADS, lt = t % SLICE_THREADS;  // lt: the invocation within its slice
-  kvOff = slice * (64u * BC / 4u);
-  pOff = slice * (BC * RQ);
-  uint tx = lt & 15u, ty = lt >> 4u;
+  uint tx = t & 15u, ty = t >> 4u;
   uint rest = b, kb = 0u;
   for (int a = 5; a >= 0; --a) {
     kb += (rest % p[7 + a]) * p[13 + a];
@@ -117,29 +107,25 @@ void attendBlock(uint b, uint row0, uint t) {
   uint qBase = b * T * D4, kBase4 = kb * S * D4, vBase4 = kb * S * Dv4;
   barrier();  // the previous block's readers are done with sQ and sP
   STAGE_TRANSPOSED(sQ, q4, qBase, BR, D4, row0, T)
-  float runMax = kNegInf;  // invocation lt < BR: row lt's max so far (over its slice's keys)
+  float runMax = kNegInf;  // invocation t < BR: row t's max so far
   float l[4] = float[4](0.0, 0.0, 0.0, 0.0);
   vec4 o[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
   vec4 kr[KTASKS][4], vr[VLOADS];
-  // Every slice takes the same number of steps (barriers); a slice's block
-  // past the last key scores -inf throughout.
-  uint blocks = (S + BC - 1u) / BC;
-  loadK(slice * BC, S, D4, kBase4, lt, kr);
-  for (uint kb = 0u; kb < blocks; kb += KV_SLICES) {
-    uint k0 = (kb + slice) * BC;
+  loadK(0u, S, D4, kBase4, t, kr);
+  for (uint k0 = 0u; k0 < S; k0 += BC) {
     barrier();  // sKV (the last block's V) and sP are free
-    storeK(D4, lt, kr);
+    storeK(D4, t, kr);
     barrier();
-    loadV(k0, S, Dv4, vBase4, lt, vr);  // in flight during the scores
+    loadV(k0, S, Dv4, vBase4, t, vr);  // in flight during the scores
     float s[4][CPT];
     [[unroll]] for (uint i = 0u; i < 4u; ++i)
       [[unroll]] for (uint j = 0u; j < CPT; ++j) s[i][j] = 0.0;
     for (uint d = 0u; d < D; ++d) {
       vec4 a = sQ[d * RQ + ty];
 #if BC == 64
-      vec4 kk = sKV[kvOff + d * 16u + tx];
+      vec4 kk = sKV[d * 16u + tx];
 #else
-      vec4 k2 = sKV[kvOff + d * 8u + (tx >> 1u)];
+      vec4 k2 = sKV[d * 8u + (tx >> 1u)];
       vec2 kk = (tx & 1u) == 0u ? k2.xy : k2.zw;
 #endif
       [[unroll]] for (uint i = 0u; i < 4u; ++i)
@@ -161,12 +147,12 @@ void attendBlock(uint b, uint row0, uint t) {
       putScratch((4u * ty + i) * 16u + tx, pm);
     }
     barrier();
-    if (lt < BR) {  // row lt: the block's max, the new running max, the rescale
+    if (t < BR) {  // row t: the block's max, the new running max, the rescale
       float mx = runMax;
-      for (uint c = 0u; c < 16u; ++c) mx = max(mx, scratch(lt * 16u + c));
+      for (uint c = 0u; c < 16u; ++c) mx = max(mx, scratch(t * 16u + c));
       float base = isinf(mx) ? 0.0 : mx;  // every score so far -inf: weights stay 0
-      putScratch(kBase + lt, base);
-      putScratch(kAlpha + lt, exp(runMax - base));
+      putScratch(kBase + t, base);
+      putScratch(kAlpha + t, exp(runMax - base));
       runMax = mx;
     }
     barrier();
@@ -180,14 +166,13 @@ void attendBlock(uint b, uint row0, uint t) {
       o[i] *= alpha;
     }
     barrier();  // the scratch and K are read: p and V may overwrite them
-    [[unroll]] for (uint j = 0u; j < CPT; ++j)
-      sP[pOff + (CPT * tx + j) * RQ + ty] = vec4(s[0][j], s[1][j], s[2][j], s[3][j]);
-    storeV(Dv4, lt, vr);
-    if (k0 + KV_SLICES * BC < S) loadK(k0 + KV_SLICES * BC, S, D4, kBase4, lt, kr);  // in flight during o += p v
+    [[unroll]] for (uint j = 0u; j < CPT; ++j) sP[(CPT * tx + j) * RQ + ty] = vec4(s[0][j], s[1][j], s[2][j], s[3][j]);
+    storeV(Dv4, t, vr);
+    if (k0 + BC < S) loadK(k0 + BC, S, D4, kBase4, t, kr);  // in flight during o += p v
     barrier();
     if (tx < Dv4) {
       for (uint kk = 0u; kk < BC; ++kk) {
-        vec4 pr = sP[pOff + kk * RQ + ty], vv = sKV[kvOff + kk * 16u + tx];
+        vec4 pr = sP[kk * RQ + ty], vv = sKV[kk * 16u + tx];
         o[0] = fma(vec4(pr.x), vv, o[0]);
         o[1] = fma(vec4(pr.y), vv, o[1]);
         o[2] = fma(vec4(pr.z), vv, o[2]);
@@ -199,36 +184,12 @@ void attendBlock(uint b, uint row0, uint t) {
   barrier();
   [[unroll]] for (uint i = 0u; i < 4u; ++i) putScratch((4u * ty + i) * 16u + tx, l[i]);
   barrier();
-  float sum[4];
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-    sum[i] = 0.0;
-    for (uint c = 0u; c < 16u; ++c) sum[i] += scratch((4u * ty + i) * 16u + c);
+    uint r = 4u * ty + i, row = row0 + r;
+    float sum = 0.0;
+    for (uint c = 0u; c < 16u; ++c) sum += scratch(r * 16u + c);
+    if (row < T && tx < Dv4) out4[(b * T + row) * Dv4 + tx] = o[i] / sum;
   }
-#if KV_SLICES == 2
-  // Slice 1 hands its rows to slice 0: the sums and maxima through its
-  // scratch, its output block through slice 0's sKV; slice 0 rescales
-  // both to the larger max: o = (o0 e^(m0-m) + o1 e^(m1-m)) / (the same of l).
-  if (tx == 0u) [[unroll]] for (uint i = 0u; i < 4u; ++i) putScratch(kBase + 4u * ty + i, sum[i]);
-  if (lt < BR) putScratch(kAlpha + lt, runMax);
-  if (slice == 1u && tx < Dv4) [[unroll]] for (uint i = 0u; i < 4u; ++i) sKV[(4u * ty + i) * 16u + tx] = o[i];
-  barrier();
-  if (slice == 0u) {
-    [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-      uint r = 4u * ty + i, row = row0 + r;
-      float m0 = scratch(kAlpha + r), m1 = sP[BC * RQ + ((kAlpha + r) >> 2u)][(kAlpha + r) & 3u];
-      float l1 = sP[BC * RQ + ((kBase + r) >> 2u)][(kBase + r) & 3u];
-      float m = max(m0, m1);
-      float a0 = isinf(m) ? 0.0 : exp(m0 - m), a1 = isinf(m) ? 0.0 : exp(m1 - m);  // all -inf: 0 / 0
-      if (row < T && tx < Dv4)
-        out4[(b * T + row) * Dv4 + tx] = (o[i] * a0 + sKV[r * 16u + tx] * a1) / (sum[i] * a0 + l1 * a1);
-    }
-  }
-#else
-  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-    uint row = row0 + 4u * ty + i;
-    if (row < T && tx < Dv4) out4[(b * T + row) * Dv4 + tx] = o[i] / sum[i];
-  }
-#endif
 }
 
 void main() {

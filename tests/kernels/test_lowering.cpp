@@ -10,6 +10,7 @@
 #include <string>
 
 #include "formats/mgb_generated.h"
+#include "ir/epilogue.h"
 #include "ir/qweights.h"
 #include "kernels/eltwise_program.h"
 #include "kernels/kernel_entry.h"
@@ -421,10 +422,12 @@ TEST_CASE("qmatvec: the one-row path's slices and grid; copies per decoder width
 }
 
 TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
-  auto conv = [](Shape x, Shape w) {
+  auto conv = [](Shape x, Shape w, bool bias = true) {
     Graph g;
     ValueId xv = g.addInput("x", {DType::F32, x}), wv = g.addInput("w", {DType::F32, w});
-    g.addNode(Op::Conv, "c", {xv, wv}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+    std::vector<ValueId> ins = {xv, wv};
+    if (bias) ins.push_back(g.addInput("b", {DType::F32, {w[0]}}));
+    g.addNode(Op::Conv, "c", ins, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
     return lowerNode(g, g.nodes[0]);
   };
   // ResNet-18's 7x7 layer: 8 tiles of 64x64, K = 4608 → 16 slices of 288.
@@ -440,10 +443,41 @@ TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
   CHECK(late[1].groups[2] == 16);
   CHECK(late[2].kernel == "conv2d_finish");
   CHECK(late[2].params[4] == 1);
+  CHECK(late[2].params[3] == 1);  // the bias
   CHECK(late[0].params[0] == 512 * 49);
+  // Without a bias or an epilogue the finishing pass would do nothing: left out.
+  std::vector<DispatchPlan> bare = conv({1, 512, 7, 7}, {512, 512, 3, 3}, false);
+  REQUIRE(bare.size() == 2);
+  CHECK(bare[0].kernel == "conv2d_finish");
+  CHECK(bare[1].kernel == "conv2d_splitk");
   // Enough tiles already, or a short K: one conv2d dispatch.
   CHECK(conv({4, 64, 56, 56}, {64, 64, 3, 3}).size() == 1);
   CHECK(conv({1, 40, 7, 7}, {512, 40, 3, 3}).size() == 1);
+}
+
+TEST_CASE("split-K products finish with their epilogue, and only with one") {
+  auto product = [](bool bias) {
+    Graph g;
+    ValueId a = g.addInput("a", {DType::F32, {128, 576}}), b = g.addInput("b", {DType::F32, {576, 192}});
+    std::vector<ValueId> ins = {a, b};
+    Attrs attrs;
+    if (bias) {
+      ins.push_back(g.addInput("bias", {DType::F32, {192}}));
+      attrs = {{"epilogue", std::vector<int64_t>{int64_t(EpilogueStep::Add)}},
+               {"epilogue_args", std::vector<double>{0.0, 0.0}}};
+    }
+    g.addNode(Op::MatMul, "mm", ins, attrs);
+    return lowerNode(g, g.nodes[0]);
+  };
+  // A language model's k projection over 128 tokens: 6 tiles, K = 576.
+  std::vector<DispatchPlan> bare = product(false), biased = product(true);
+  REQUIRE(bare.size() == 2);
+  CHECK(bare[0].kernel == "conv2d_finish");
+  CHECK(bare[1].kernel == "matmul_splitk");
+  REQUIRE(biased.size() == 3);
+  CHECK(biased[2].kernel == "conv2d_finish");
+  CHECK(biased[2].params[4] == 1);
+  CHECK(biased[2].params[5] == 1);  // one epilogue step
 }
 
 TEST_CASE("big tensors get a 2-D grid within the workgroup count limit") {
@@ -510,13 +544,14 @@ TEST_CASE("dispatches carry cost estimates and the output shape for profiles") {
   // and the finish pass one op per output element.
   Graph c;
   ValueId x = c.addInput("x", {DType::F32, {1, 512, 7, 7}}), w = c.addInput("w", {DType::F32, {512, 512, 3, 3}});
-  c.addNode(Op::Conv, "c", {x, w}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  ValueId cb = c.addInput("cb", {DType::F32, {512}});
+  c.addNode(Op::Conv, "c", {x, w, cb}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
   std::vector<DispatchPlan> conv = lowerNode(c, c.nodes[0]);
   REQUIRE(conv.size() == 3);
   CHECK(conv[1].flops == 2ull * 1 * 512 * 7 * 7 * 512 * 3 * 3);
   CHECK(conv[0].flops == 512ull * 49);
   CHECK(conv[2].flops == 512ull * 49);
-  CHECK(conv[1].bytes == 4ull * (512 * 49 + 512 * 512 * 9 + 512 * 49));  // x, w, y
+  CHECK(conv[1].bytes == 4ull * (512 * 49 + 512 * 512 * 9 + 512 * 49));  // x, w, y (the bias is the finish's)
   for (const DispatchPlan& d : conv) CHECK(d.shape == "f32[1,512,7,7]");
 
   // Elementwise: one op per element; a transpose only moves bytes.
