@@ -17,6 +17,7 @@
 // the new operands must be what the kernels take (attentionFuses).
 #include "ir/builder.h"
 #include "passes/graph/passes.h"
+#include "passes/graph/pattern_util.h"
 
 namespace mgc {
 
@@ -29,15 +30,8 @@ struct Repeat {
 
 class Matcher {
  public:
-  explicit Matcher(const Graph& g) : g_(g), uses_(g.useCounts()), isOutput_(g.values.size(), false) {
-    for (ValueId v : g.outputs) isOutput_[size_t(v)] = true;
-  }
-
-  NodeId soleProducer(ValueId v, Op op) const {
-    const NodeId p = g_.value(v).producer;
-    if (p < 0 || g_.nodes[size_t(p)].op != op || isOutput_[size_t(v)] || uses_[size_t(v)] != 1) return -1;
-    return p;
-  }
+  explicit Matcher(const Graph& g) : g_(g), uses_(g) {}
+  NodeId soleProducer(ValueId v, Op op) const { return uses_.soleProducer(v, op); }
 
   // t = reshape(expand(h)) repeating each of h's heads G times in place.
   std::optional<Repeat> repeated(ValueId t) const {
@@ -60,8 +54,7 @@ class Matcher {
 
  private:
   const Graph& g_;
-  std::vector<int> uses_;
-  std::vector<bool> isOutput_;
+  Uses uses_;
 };
 
 }  // namespace
@@ -85,8 +78,7 @@ void foldRepeatKv(Graph& g) {
     }
   }
   if (matches.empty()) return;
-  const size_t oldCount = g.nodes.size();
-  std::vector<std::vector<Node>> before(oldCount);
+  Splice splice(g);
   for (const Match& m : matches) {
     const Node& a = g.nodes[size_t(m.node)];
     const std::string name = a.name;
@@ -106,20 +98,13 @@ void foldRepeatKv(Graph& g) {
     if (mask != kNoValue) ins.push_back(mask);
     g.addNode(Op::Attention, name, ins, attrs);
     const ValueId o5 = g.nodes.back().outputs[0];
-    for (size_t k = oldCount; k < g.nodes.size(); ++k) before[size_t(m.node)].push_back(std::move(g.nodes[k]));
-    g.nodes.resize(oldCount);
+    splice.placeNewBefore(m.node);
     Node& at = g.nodes[size_t(m.node)];
     at.op = Op::Reshape;
     at.inputs = {o5};
     at.attrs = {{"shape", std::vector<int64_t>(out.begin(), out.end())}};
   }
-  std::vector<Node> nodes;
-  for (size_t k = 0; k < oldCount; ++k) {
-    for (Node& n : before[k]) nodes.push_back(std::move(n));
-    nodes.push_back(std::move(g.nodes[k]));
-  }
-  g.nodes = std::move(nodes);
-  g.rebuildProducers();
+  splice.finish();
   deadCodeElim(g);
 }
 

@@ -29,6 +29,7 @@
 #include "ir/builder.h"
 #include "ir/matmul.h"
 #include "passes/graph/passes.h"
+#include "passes/graph/pattern_util.h"
 
 namespace mgc {
 
@@ -50,16 +51,10 @@ struct Match {
 
 class Matcher {
  public:
-  explicit Matcher(const Graph& g) : g_(g), uses_(g.useCounts()), isOutput_(g.values.size(), false) {
-    for (ValueId v : g.outputs) isOutput_[size_t(v)] = true;
-  }
+  explicit Matcher(const Graph& g) : g_(g), uses_(g) {}
 
   // v's producer if it is `op` and v is read only once, else -1.
-  NodeId soleProducer(ValueId v, Op op) const {
-    const NodeId p = g_.value(v).producer;
-    if (p < 0 || g_.nodes[size_t(p)].op != op || isOutput_[size_t(v)] || uses_[size_t(v)] != 1) return -1;
-    return p;
-  }
+  NodeId soleProducer(ValueId v, Op op) const { return uses_.soleProducer(v, op); }
 
   // The factor of a mul / div of v by a scalar f32 constant (read once):
   // its other operand in *x, the node in *node.
@@ -206,8 +201,7 @@ class Matcher {
 
  private:
   const Graph& g_;
-  std::vector<int> uses_;
-  std::vector<bool> isOutput_;
+  Uses uses_;
 };
 
 std::vector<int64_t> swapLastTwo(std::vector<int64_t> v) {
@@ -227,13 +221,11 @@ void fuseAttention(Graph& g) {
   if (matches.empty()) return;
   // Each product becomes the attention in place (its output keeps its id);
   // the views it needs go just before it; the scores, scale, mask add and
-  // softmax lose their last use and dce removes them.
-  const size_t oldCount = g.nodes.size();
-  std::vector<std::vector<Node>> before(oldCount);
-  std::vector<bool> dead(oldCount, false);
+  // softmax lose their last use and go.
+  Splice splice(g);
   for (Match& m : matches) {
     const std::string name = g.nodes[size_t(m.product)].name;
-    for (NodeId d : m.dead) dead[size_t(d)] = true;
+    for (NodeId d : m.dead) splice.drop(d);
     if (m.keyTranspose >= 0) {
       Node& t = g.nodes[size_t(m.keyTranspose)];
       t.attrs["perm"] = swapLastTwo(t.ints("perm"));
@@ -254,21 +246,14 @@ void fuseAttention(Graph& g) {
       g.addNode(Op::Reshape, name, {m.mask}, {{"shape", std::vector<int64_t>(ms.end() - 2, ms.end())}});
       m.mask = g.nodes.back().outputs[0];
     }
-    for (size_t k = oldCount; k < g.nodes.size(); ++k) before[size_t(m.product)].push_back(std::move(g.nodes[k]));
-    g.nodes.resize(oldCount);
+    splice.placeNewBefore(m.product);
     Node& at = g.nodes[size_t(m.product)];
     at.op = Op::Attention;
     at.inputs = {m.q, m.k, m.v};
     if (m.mask != kNoValue) at.inputs.push_back(m.mask);
     at.attrs = {{"scale", m.scale}};
   }
-  std::vector<Node> nodes;
-  for (size_t k = 0; k < oldCount; ++k) {
-    for (Node& n : before[k]) nodes.push_back(std::move(n));
-    if (!dead[k]) nodes.push_back(std::move(g.nodes[k]));
-  }
-  g.nodes = std::move(nodes);
-  g.rebuildProducers();
+  splice.finish();
 }
 
 }  // namespace mgc

@@ -29,6 +29,7 @@
 
 #include "ir/builder.h"
 #include "passes/graph/passes.h"
+#include "passes/graph/pattern_util.h"
 
 namespace mgc {
 
@@ -41,26 +42,20 @@ struct Match {
 
 class Matcher {
  public:
-  explicit Matcher(const Graph& g) : g_(g), uses_(g.useCounts()), isOutput_(g.values.size(), false) {
-    for (ValueId v : g.outputs) isOutput_[size_t(v)] = true;
-  }
+  explicit Matcher(const Graph& g) : g_(g), uses_(g) {}
 
   // The value a reshape view of v reads (v when v is no view), the view
   // noted in m; the view must be read by nothing else.
   ValueId throughView(ValueId v, Match& m) const {
     const NodeId p = g_.value(v).producer;
-    if (p < 0 || g_.nodes[size_t(p)].op != Op::Reshape || uses_[size_t(v)] != 1 || isOutput_[size_t(v)]) return v;
+    if (p < 0 || g_.nodes[size_t(p)].op != Op::Reshape || uses_.count(v) != 1 || uses_.isOutput(v)) return v;
     m.views.push_back(p);
     return g_.nodes[size_t(p)].inputs[0];
   }
 
   // v's producer if it is `op` and v is read once (plus, for a state's new
   // value, by its update), else -1.
-  NodeId producer(ValueId v, Op op, int extraUses) const {
-    const NodeId p = g_.value(v).producer;
-    if (p < 0 || g_.nodes[size_t(p)].op != op || isOutput_[size_t(v)] || uses_[size_t(v)] != 1 + extraUses) return -1;
-    return p;
-  }
+  NodeId producer(ValueId v, Op op, int extraUses) const { return uses_.soleProducer(v, op, extraUses); }
 
   std::optional<Match> match(NodeId a) const {
     const Node& at = g_.nodes[size_t(a)];
@@ -100,8 +95,7 @@ class Matcher {
 
  private:
   const Graph& g_;
-  std::vector<int> uses_;
-  std::vector<bool> isOutput_;
+  Uses uses_;
 };
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include <optional>
 
 #include "passes/graph/passes.h"
+#include "passes/graph/pattern_util.h"
 
 namespace mgc {
 
@@ -41,15 +42,8 @@ struct Match {
 
 class Matcher {
  public:
-  explicit Matcher(const Graph& g) : g_(g), uses_(g.useCounts()), isOutput_(g.values.size(), false) {
-    for (ValueId v : g.outputs) isOutput_[size_t(v)] = true;
-  }
-
-  NodeId soleProducer(ValueId v, Op op) const {
-    const NodeId p = g_.value(v).producer;
-    if (p < 0 || g_.nodes[size_t(p)].op != op || isOutput_[size_t(v)] || uses_[size_t(v)] != 1) return -1;
-    return p;
-  }
+  explicit Matcher(const Graph& g) : g_(g), uses_(g) {}
+  NodeId soleProducer(ValueId v, Op op) const { return uses_.soleProducer(v, op); }
 
   // s = slice(x) along x's last axis over [from, to), the rest whole.
   bool lastAxisSlice(const Node& s, ValueId x, int64_t from, int64_t to) const {
@@ -114,8 +108,8 @@ class Matcher {
         // are split into heads), read only by the pattern: the rotary reads
         // the stored tensor (tokens_major), and the copy goes.
         if (const NodeId t = g_.value(x).producer;
-            rank >= 3 && t >= 0 && g_.nodes[size_t(t)].op == Op::Transpose && uses_[size_t(x)] == 3 &&
-            !isOutput_[size_t(x)]) {
+            rank >= 3 && t >= 0 && g_.nodes[size_t(t)].op == Op::Transpose && uses_.count(x) == 3 &&
+            !uses_.isOutput(x)) {
           std::vector<int64_t> swap;
           for (int64_t a = 0; a < rank; ++a) swap.push_back(a);
           std::swap(swap[size_t(rank - 3)], swap[size_t(rank - 2)]);
@@ -132,8 +126,7 @@ class Matcher {
 
  private:
   const Graph& g_;
-  std::vector<int> uses_;
-  std::vector<bool> isOutput_;
+  Uses uses_;
 };
 
 }  // namespace
@@ -149,12 +142,10 @@ void fuseRotary(Graph& g) {
   // Each add becomes the rotary in place (its output keeps its id); the
   // [T, D] views and the signed sine go just before it; the slices, neg,
   // concat and muls lose their last use and are dropped here.
-  const size_t oldCount = g.nodes.size();
-  std::vector<std::vector<Node>> before(oldCount);
-  std::vector<bool> dead(oldCount, false);
+  Splice splice(g);
   for (Match& m : matches) {
     const std::string name = g.nodes[size_t(m.add)].name;
-    for (NodeId d : m.dead) dead[size_t(d)] = true;
+    for (NodeId d : m.dead) splice.drop(d);
     const Shape& xs = g.type(m.x).shape;
     const int64_t T = xs[xs.size() - 2], D = xs.back();
     auto rows = [&](ValueId t) {
@@ -176,8 +167,7 @@ void fuseRotary(Graph& g) {
       g.addNode(Op::Mul, name, {sin, s});
       sin = g.nodes.back().outputs[0];
     }
-    for (size_t k = oldCount; k < g.nodes.size(); ++k) before[size_t(m.add)].push_back(std::move(g.nodes[k]));
-    g.nodes.resize(oldCount);
+    splice.placeNewBefore(m.add);
     Node& at = g.nodes[size_t(m.add)];
     at.op = Op::Rotary;
     at.attrs.clear();
@@ -188,13 +178,7 @@ void fuseRotary(Graph& g) {
       at.inputs = {m.x, cos, sin};
     }
   }
-  std::vector<Node> nodes;
-  for (size_t k = 0; k < oldCount; ++k) {
-    for (Node& n : before[k]) nodes.push_back(std::move(n));
-    if (!dead[k]) nodes.push_back(std::move(g.nodes[k]));
-  }
-  g.nodes = std::move(nodes);
-  g.rebuildProducers();
+  splice.finish();
 }
 
 }  // namespace mgc
