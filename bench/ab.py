@@ -7,7 +7,7 @@ LABEL=MGC_BINARY:VAR=VALUE,... to run that binary with environment
 variables set. With --profile, one profiled forward and train step per
 variant and workload, summarized by kernel and shape (bench/trace_shapes.py).
 
-Writes OUT/ab.md (GPU ms, one column per variant) and OUT/ab.json.
+Writes OUT/ab.md (GPU / wall ms, one column per variant) and OUT/ab.json.
 
 Usage: ab.py OUT LABEL=BIN[:ENV] ... [--only a,b] [--steps N] [--profile] [--no-train] [--quick]
 """

@@ -13,7 +13,7 @@
 //   %o5 = attention(%q5, %k1, %v1, %mask) : [B, KV, G, T, Dv]
 //   %o  = reshape(%o5) {shape = [B, KV*G, T, Dv]}
 //
-// The expands and their reshapes must have no other use (dce drops them);
+// The expands and their reshapes must have no other use (they go here);
 // the new operands must be what the kernels take (attentionFuses).
 #include "ir/builder.h"
 #include "passes/graph/passes.h"
@@ -26,6 +26,7 @@ namespace {
 struct Repeat {
   ValueId heads = kNoValue;  // the unrepeated [.., KV, 1, S, D]
   int64_t kv = 0, groups = 0;
+  NodeId expand = -1, reshape = -1;  // the copy and its view, read only by the attention
 };
 
 class Matcher {
@@ -49,7 +50,7 @@ class Matcher {
     if (hs[L - 3] != kv || hs[L - 2] != 1 || kv * groups != ts[L - 3] || groups < 2) return std::nullopt;
     if (hs[L - 1] != ts[L - 2] || hs[L] != ts[L - 1] || es[L - 1] != ts[L - 2] || es[L] != ts[L - 1])
       return std::nullopt;
-    return Repeat{h, kv, groups};
+    return Repeat{h, kv, groups, e, r};
   }
 
  private:
@@ -99,13 +100,13 @@ void foldRepeatKv(Graph& g) {
     g.addNode(Op::Attention, name, ins, attrs);
     const ValueId o5 = g.nodes.back().outputs[0];
     splice.placeNewBefore(m.node);
+    for (NodeId d : {m.k.expand, m.k.reshape, m.v.expand, m.v.reshape}) splice.drop(d);
     Node& at = g.nodes[size_t(m.node)];
     at.op = Op::Reshape;
     at.inputs = {o5};
     at.attrs = {{"shape", std::vector<int64_t>(out.begin(), out.end())}};
   }
   splice.finish();
-  deadCodeElim(g);
 }
 
 }  // namespace mgc
