@@ -133,6 +133,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
     case Op::BatchNorm: return evalBatchNorm(n, in, T);
     case Op::LayerNorm: return evalLayerNorm(n, in, T);
     case Op::RMSNorm: return evalRMSNorm(n, in, T);
+    case Op::Moments: return evalMoments(x, T);
     case Op::Softmax: return evalSoftmax(n, x, T, false);
     case Op::Attention: return evalAttention(n, in, T);
     case Op::Rotary: return evalRotary(in, T, n.i("tokens_major", 0) != 0);

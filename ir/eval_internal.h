@@ -170,6 +170,7 @@ HostTensor evalAvgPool(const Node& n, const HostTensor& x, const TensorType& out
 HostTensor evalBatchNorm(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT);
 HostTensor evalRMSNorm(const Node& n, const Inputs& in, const TensorType& outT);
+HostTensor evalMoments(const HostTensor& x, const TensorType& outT);
 // A MatMul / QMatMul's fused prologue (ir/epilogue.h) applied to its first
 // operand: RMS-normalized and scaled by the norm weight, or silu(a) * u.
 HostTensor evalPrologue(const Node& n, const Inputs& in);

@@ -205,16 +205,45 @@ HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT
   std::vector<double> X = toDoubles(x), scale = toDoubles(*in[1]), Y(X.size());
   std::vector<double> bias = hasBias ? toDoubles(*in[2]) : std::vector<double>(size_t(inner), 0.0);
   double eps = n.f("epsilon", 1e-5);
+  const bool hasMoments = in.size() > 3 && n.inputs[3] != kNoValue;
+  const std::vector<double> M = hasMoments ? toDoubles(*in[3]) : std::vector<double>();
+  const int64_t chunks = hasMoments ? in[3]->type.shape[1] : 0;
   for (int64_t o = 0; o < outer; ++o) {
     const double* row = X.data() + o * inner;
     double mean = 0, var = 0;
-    for (int64_t i = 0; i < inner; ++i) mean += row[i];
-    mean /= double(inner);
-    for (int64_t i = 0; i < inner; ++i) var += (row[i] - mean) * (row[i] - mean);
+    if (hasMoments) {  // the chunks' (mean, M2), combined (Chan et al.)
+      const double* m = M.data() + 2 * o * chunks;
+      for (int64_t c = 0; c < chunks; ++c) mean += m[2 * c];
+      mean /= double(chunks);
+      for (int64_t c = 0; c < chunks; ++c)
+        var += m[2 * c + 1] + double(inner / chunks) * (m[2 * c] - mean) * (m[2 * c] - mean);
+    } else {
+      for (int64_t i = 0; i < inner; ++i) mean += row[i];
+      mean /= double(inner);
+      for (int64_t i = 0; i < inner; ++i) var += (row[i] - mean) * (row[i] - mean);
+    }
     var /= double(inner);  // biased, as LayerNorm defines it
     double inv = 1 / std::sqrt(var + eps);
     for (int64_t i = 0; i < inner; ++i)
       Y[size_t(o * inner + i)] = (row[i] - mean) * inv * scale[size_t(i)] + bias[size_t(i)];
+  }
+  HostTensor out(outT);
+  storeDoubles(out, Y);
+  return out;
+}
+
+HostTensor evalMoments(const HostTensor& x, const TensorType& outT) {
+  const int64_t L = x.type.shape.back(), rows = L ? x.numel() / L : 0;
+  const std::vector<double> X = toDoubles(x);
+  std::vector<double> Y(size_t(2 * rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* row = X.data() + r * L;
+    double mean = 0, m2 = 0;
+    for (int64_t i = 0; i < L; ++i) mean += row[i];
+    mean /= double(L);
+    for (int64_t i = 0; i < L; ++i) m2 += (row[i] - mean) * (row[i] - mean);
+    Y[size_t(2 * r)] = mean;
+    Y[size_t(2 * r + 1)] = m2;
   }
   HostTensor out(outT);
   storeDoubles(out, Y);

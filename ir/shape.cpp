@@ -292,10 +292,25 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
     case Op::LayerNorm: case Op::RMSNorm: {
       int64_t axis = normAxis(n, n.i("axis", -1), rank);
       Shape norm(x.shape.begin() + axis, x.shape.end());
-      for (int k = 1; k < nin; ++k)
+      for (int k = 1; k < std::min(nin, 3); ++k)
         if (hasIn(k) && in(k).shape != norm && numel(in(k).shape) != numel(norm))
           fail(n, "scale/bias shape " + in(k).str() + " does not match " + shapeStr(norm));
+      if (hasIn(3)) {  // the rows' chunk moments [R, P, 2]
+        const Shape& m = in(3).shape;
+        const int64_t D = numel(norm), R = D ? numel(x.shape) / D : 0;
+        if (x.dtype != DType::F32 || in(3).dtype != DType::F32 || m.size() != 3 || m[0] != R || m[2] != 2 ||
+            m[1] < 1 || D % m[1] != 0)
+          fail(n, "moments " + in(3).str() + " are not f32[" + std::to_string(R) + ", P, 2] with P dividing the " +
+                      std::to_string(D) + " values of a row of f32 x");
+      }
       return {x};
+    }
+    case Op::Moments: {
+      if (rank < 1 || x.dtype != DType::F32 || x.shape.back() < 1)
+        fail(n, "expects f32 rows of at least one value, got " + x.str());
+      TensorType out = x;
+      out.shape.back() = 2;
+      return {out};
     }
     case Op::Softmax: case Op::LogSoftmax:
       normAxis(n, n.i("axis", -1), rank);

@@ -53,7 +53,7 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
     return a.empty() ? 0 : mul(mul(2, out), count(a.back()));
   }
   if (kernel == "qmatmul" || kernel == "qmatvec") return mul(mul(2, out), count(inType(g, n, 0).shape.back()));
-  if (kernel == "conv2d" || kernel == "conv2d_sliced" || kernel == "conv2d_direct" || kernel == "conv2d_splitk")
+  if (n.op == Op::Conv && kernel.rfind("conv2d", 0) == 0 && kernel != "conv2d_finish")  // every forward conv kernel
     return convFlops(inType(g, n, 1).shape, outType(g, n).shape);
   if (kernel == "conv2d_grad" || kernel == "conv2d_grad_gemm") {
     // ConvGradInput(dy, w) -> dx; ConvGradWeight(x, dy) -> dw
@@ -63,7 +63,9 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   }
   if (kernel == "conv2d_finish") return out;  // bias + epilogue, or zeroing
   if (kernel == "eltwise") return mul(out, eltwiseOps(n));
-  if (kernel == "batchnorm" || kernel == "layernorm" || kernel == "softmax") return mul(out, kNormOpsPerElement);
+  if (kernel == "batchnorm" || kernel == "layernorm" || kernel == "layernorm_apply" || kernel == "softmax")
+    return mul(out, kNormOpsPerElement);
+  if (kernel == "moments") return mul(count(inType(g, n, 0).numel()), 4);  // sum; subtract, square, add
   if (kernel == "reduce") return count(inType(g, n, 0).numel());
   if (kernel == "reduce_fused") return mul(count(numel(n.ints("shape"))), eltwiseOps(n) + 1);
   if (kernel == "rotary") return mul(out, 3);

@@ -140,7 +140,7 @@ void emitNodeOp(EltwiseProgram& p, const Graph& g, const Node& n, const std::vec
       return;
     }
     case Op::Where: p.emit(EwOp::WHERE, dst, a, in.at(1), in.at(2)); return;
-    case Op::MatMul: case Op::Conv: case Op::MaxPool: case Op::AvgPool: case Op::BatchNorm: case Op::LayerNorm: case Op::RMSNorm:
+    case Op::MatMul: case Op::Conv: case Op::MaxPool: case Op::AvgPool: case Op::BatchNorm: case Op::LayerNorm: case Op::RMSNorm: case Op::Moments:
     case Op::Softmax: case Op::LogSoftmax: case Op::ReduceSum: case Op::ReduceMean: case Op::ReduceMax:
     case Op::ReduceMin: case Op::ReduceProd: case Op::ArgMax: case Op::Reshape: case Op::Transpose: case Op::Concat:
     case Op::Slice: case Op::Gather: case Op::Expand: case Op::Pad: case Op::ConvGradInput: case Op::ConvGradWeight:

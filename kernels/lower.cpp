@@ -33,6 +33,7 @@ std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
     case Op::AvgPool: return lowerPool(g, n);
     case Op::BatchNorm: return lowerBatchNorm(g, n);
     case Op::LayerNorm: case Op::RMSNorm: return lowerLayerNorm(g, n);
+    case Op::Moments: return lowerMoments(g, n);
     case Op::Softmax: return lowerSoftmax(g, n);
     case Op::Attention: return lowerAttention(g, n);
     case Op::Rotary: return lowerRotary(g, n);

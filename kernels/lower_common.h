@@ -138,6 +138,7 @@ std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerRotary(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerAttentionCache(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerLayerNorm(const Graph& g, const Node& n);
+std::vector<DispatchPlan> lowerMoments(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerBatchNorm(const Graph& g, const Node& n);
 // lower_grad.cpp: gradient ops (passes/program/autodiff.cpp)
 std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n);

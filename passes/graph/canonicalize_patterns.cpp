@@ -315,6 +315,33 @@ bool foldRMSNorm(Rewriter& r, size_t i) {
   return true;
 }
 
+// LayerNorm spelled as an RMSNorm of the centered values (the ONNX
+// importer's InstanceNormalization, GroupNorm as exported: x - mean, then
+// times rsqrt(mean(d²) + eps), which foldRMSNorm takes first):
+//   %m = reduce_mean(%x) {axes = [A..r-1], keepdims = 1}
+//   %d = sub(%x, %m)
+//   %y = rms_norm(%d, %scale) {axis = A, epsilon}
+// →
+//   %y = layer_norm(%x, %scale) {axis = A, epsilon}
+bool foldCenteredRMSNorm(Rewriter& r, size_t i) {
+  Graph& g = r.g;
+  const Node& rms = g.nodes[i];
+  if (rms.op != Op::RMSNorm || rms.i("epsilon_outside", 0) != 0) return false;
+  const Node* sub = innerProducer(r, rms.inputs[0], Op::Sub);
+  if (!sub) return false;
+  const Node* mean = innerProducer(r, sub->inputs[1], Op::ReduceMean);
+  ValueId x = sub->inputs[0];
+  if (!mean || mean->inputs[0] != x || g.type(x) != g.type(rms.outputs[0])) return false;
+  const int64_t rank = g.type(x).rank(), axis = rms.i("axis", -1) < 0 ? rms.i("axis", -1) + rank : rms.i("axis", -1);
+  if (trailingMeanAxis(g, *mean) != axis) return false;
+  Node ln{Op::LayerNorm, rms.name, {x, rms.inputs[1]}, rms.outputs, {}};
+  ln.attrs["axis"] = axis;
+  ln.attrs["epsilon"] = rms.f("epsilon", 1e-5);
+  g.nodes[i] = std::move(ln);
+  r.changed();
+  return true;
+}
+
 // Gelu (erf form) as exported below opset 20:
 //   %q = div(%x, 1.4142135)               (or mul(%x, 0.70710678))
 //   %e = erf(%q)
@@ -356,18 +383,22 @@ bool foldGelu(Rewriter& r, size_t i) {
 }
 
 using Rule = bool (*)(Rewriter&, size_t);
-const Rule kPatternRules[] = {foldLayerNorm, foldRMSNorm, foldGelu};
+const Rule kPatternRules[] = {foldLayerNorm, foldRMSNorm, foldCenteredRMSNorm, foldGelu};
 
 }  // namespace
 
+// Sweeps until nothing folds: a fold's swallowed nodes count as uses until
+// they are removed between sweeps, so a pattern built on another fold's
+// result (foldCenteredRMSNorm on foldRMSNorm's) matches in the next sweep.
 void canonicalizePatterns(Graph& g) {
-  Rewriter r{g};
-  bool changed = false;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (Rule rule : kPatternRules)
-      changed |= rule(r, i);
-  if (!changed) return;
-  g.removeDeadNodes();
+  for (bool changed = true; changed;) {
+    changed = false;
+    Rewriter r{g};
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      for (Rule rule : kPatternRules)
+        changed |= rule(r, i);
+    if (changed) g.removeDeadNodes();
+  }
 }
 
 }  // namespace mgc

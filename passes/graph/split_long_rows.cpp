@@ -11,12 +11,21 @@
 //        %m2 = reduce_mean(%m1) {axes = [1], keepdims = 0} : f32[8]
 //        %m = reshape(%m2) {shape = [1, 8, 1]}
 //
-// A mean of equal chunks' means is the mean. A layer_norm or rms_norm over
-// such rows becomes its written-out form on the split rows (mean, centered
-// values, variance as the mean of their squares, the scaled result), the
-// same arithmetic as the layernorm kernel. Only f32, rows fewer than
-// kFewRows and at least kLongRow long, with a chunk length in [64, 512]
-// dividing them. Runs after canonicalize-patterns (which would fold the
+// A mean of equal chunks' means is the mean. A layer_norm over such rows
+// takes its rows' statistics from the moments of their chunks (each
+// chunk's mean and sum of squared deviations, R·P workgroups), which it
+// combines per workgroup as it normalizes: two dispatches where the
+// written-out form took six.
+//
+//   %y = layer_norm(%x, %s) {axis = 2} : f32[1,8,32768]
+//     →  %x3 = reshape(%x) {shape = [8, 64, 512]}
+//        %m = moments(%x3) : f32[8,64,2]
+//        %y = layer_norm(%x, %s, none, %m) {axis = 2}
+//
+// An rms_norm over such rows becomes its written-out form on the split rows
+// (mean of squares in two steps, the scaled result). Only f32, rows fewer
+// than kFewRows and at least kLongRow long, with a chunk length in [64,
+// 512] dividing them. Runs after canonicalize-patterns (which would fold a
 // written-out layer_norm back).
 //
 // A sum / mean over leading and trailing axes with few outputs and a long
@@ -88,27 +97,33 @@ void splitReduce(Graph& g, const Node& n, const Split& s) {
   e.finish(Op::Reshape, {r2}, n.outputs[0], {{"shape", std::vector<int64_t>(g.type(n.outputs[0]).shape)}});
 }
 
-// layer_norm: (x - mean) / sqrt(var + eps) * scale + bias; rms_norm:
-// x / sqrt(mean(x²) + eps) * scale (epsilon_outside: / (sqrt(..) + eps)).
-void splitNorm(Graph& g, const Node& n, const Split& s) {
+// layer_norm over its chunks' moments.
+void splitLayerNorm(Graph& g, const Node& n, const Split& s) {
+  NodeEmitter e{g, n.name};
+  ValueId moments = e.op(Op::Moments, {e.reshape(n.inputs[0], {s.rows, s.length / s.chunk, s.chunk})});
+  ValueId bias = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
+  e.finish(Op::LayerNorm, {n.inputs[0], n.inputs[1], bias, moments}, n.outputs[0], n.attrs);
+}
+
+// rms_norm: x / sqrt(mean(x²) + eps) * scale (epsilon_outside: / (sqrt(..)
+// + eps)).
+void splitRmsNorm(Graph& g, const Node& n, const Split& s) {
   NodeEmitter e{g, n.name};
   const TensorType x = g.type(n.inputs[0]);
   auto mean = [&](ValueId v) { return e.reduce(Op::ReduceMean, e.reduce(Op::ReduceMean, v, 2, true), 1, true); };
   ValueId x3 = e.reshape(n.inputs[0], {s.rows, s.length / s.chunk, s.chunk});
-  const bool rms = n.op == Op::RMSNorm, outside = rms && n.i("epsilon_outside", 0) != 0;
-  ValueId d = rms ? x3 : e.op(Op::Sub, {x3, mean(x3)});
-  ValueId var = mean(e.op(Op::Mul, {d, d}));
+  const bool outside = n.i("epsilon_outside", 0) != 0;
+  ValueId var = mean(e.op(Op::Mul, {x3, x3}));
   HostTensor eps(TensorType{DType::F32, {}});
   eps.setF(0, n.f("epsilon", 1e-5));
   ValueId epsV = g.addConstant(g.uniqueName(n.name + ".eps"), std::move(eps));
   ValueId root = outside ? e.op(Op::Add, {e.op(Op::Sqrt, {var}), epsV}) : e.op(Op::Sqrt, {e.op(Op::Add, {var, epsV})});
   ValueId inv = e.op(Op::Reciprocal, {root});
-  // Scale and bias as [P, L], broadcast over the rows: the whole tail is one
+  // The scale as [P, L], broadcast over the rows: the whole tail is one
   // elementwise tree (fuse-elementwise), reshaped back at the end.
   const Shape chunks{s.length / s.chunk, s.chunk};
   auto param = [&](ValueId p) { return g.type(p).shape == chunks ? p : e.reshape(p, chunks); };
-  ValueId y = e.op(Op::Mul, {e.op(Op::Mul, {d, inv}), param(n.inputs[1])});
-  if (!rms && n.inputs.size() > 2 && n.inputs[2] != kNoValue) y = e.op(Op::Add, {y, param(n.inputs[2])});
+  ValueId y = e.op(Op::Mul, {e.op(Op::Mul, {x3, inv}), param(n.inputs[1])});
   e.finish(Op::Reshape, {y}, n.outputs[0], {{"shape", std::vector<int64_t>(x.shape)}});
 }
 
@@ -168,10 +183,12 @@ void splitLongRows(Graph& g) {
       const Split s = splitOf(x, trailingAxes(axes, x.rank()));
       if (s.chunk) splitReduce(g, n, s);
       else if (const StridedSplit t = stridedSplitOf(x, axes); t.chunk) splitStridedReduce(g, n, t);
-    } else if (n.op == Op::LayerNorm || n.op == Op::RMSNorm) {
+    } else if ((n.op == Op::LayerNorm && (n.inputs.size() < 4 || n.inputs[3] == kNoValue)) || n.op == Op::RMSNorm) {
       const int64_t axis = n.i("axis", -1) < 0 ? n.i("axis", -1) + x.rank() : n.i("axis", -1);
       const Split s = splitOf(x, axis);
-      if (s.chunk) splitNorm(g, n, s);
+      if (!s.chunk) return;
+      if (n.op == Op::LayerNorm) splitLayerNorm(g, n, s);
+      else splitRmsNorm(g, n, s);
     }
   });
 }

@@ -52,7 +52,10 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     case Op::MaxPool: return poolGrad(e, n, dy);
     case Op::AvgPool: return poolGrad(e, n, dy);
     case Op::BatchNorm: return batchNormGrad(e, n, dy, need);
-    case Op::LayerNorm: return layerNormGrad(e, n, dy, need);
+    case Op::LayerNorm:
+      if (n.inputs.size() > 3 && n.inputs[3] != kNoValue)
+        noGradient(n, "layer_norm over chunk moments has no gradient rule (split-long-rows builds it after autodiff)");
+      return layerNormGrad(e, n, dy, need);
     case Op::RMSNorm: return rmsNormGrad(e, n, dy, need);
     case Op::Softmax: return softmaxGrad(e, n, dy);
     case Op::LogSoftmax: return softmaxGrad(e, n, dy);
@@ -82,6 +85,7 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     case Op::StateWrite: noGradient(n, "state_write has no gradient (a state write cannot be differentiated)");
     case Op::FusedEltwise: noGradient(n, "fused_eltwise has no gradient rule (autodiff runs before fusion)");
     case Op::FusedReduce: noGradient(n, "fused_reduce has no gradient rule (autodiff runs before fusion)");
+    case Op::Moments: noGradient(n, "moments has no gradient rule (split-long-rows builds it after autodiff)");
     // Packed low-bit weights are for inference; training keeps f32 weights.
     case Op::QMatMul: noGradient(n, "qmatmul has no gradient (packed low-bit weights are for inference: train in f32)");
     case Op::Rotary: noGradient(n, "rotary (the fused kernel) has no gradient rule: it is built for generation entry points, which do not train");

@@ -86,7 +86,10 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
     }
     case Op::LayerNorm:
       b.out(op, {x, b.constant(DType::F32, {4}), kNoValue}, {{"axis", int64_t(1)}, {"epsilon", 1e-6}});
+      // Over chunk moments: x [3, 4] as 3 rows of 2 chunks.
+      b.out(op, {x, b.constant(DType::F32, {4}), kNoValue, b.constant(DType::F32, {3, 2, 2})}, {{"axis", int64_t(1)}});
       return;
+    case Op::Moments: b.out(op, {x}); return;
     case Op::RMSNorm:
       b.out(op, {x, b.constant(DType::F32, {4})}, {{"axis", int64_t(1)}, {"epsilon", 1e-6}});
       return;

@@ -414,6 +414,15 @@ void nnCases(Builder& b) {
         {{"axis", int64_t(1)}, {"epsilon", 1e-5}});
   b.add("layer_norm last no bias", Op::LayerNorm, {N(F({5, 6, 7})), N(F({7}))}, {{"axis", int64_t(2)}});
   b.add("layer_norm wide rows", Op::LayerNorm, {N(F({3, 300})), N(F({300})), N(F({300}))}, {{"axis", int64_t(1)}});
+  // Rows' statistics from chunk moments (layernorm_apply.comp; split-long-rows builds them): rows that
+  // cross workgroup boundaries, and workgroups that hold several short rows; positive moments keep the
+  // combined variance positive.
+  const std::pair<TensorType, Fill> noBias{TensorType{}, Fill{Fill::Absent, 0}};
+  b.add("moments", Op::Moments, {N(F({6, 5, 300}))});
+  b.add("layer_norm chunk moments long rows", Op::LayerNorm, {N(F({3, 3000})), N(F({3000})), N(F({3000})), P(F({3, 6, 2}))},
+        {{"axis", int64_t(1)}, {"epsilon", 1e-5}});
+  b.add("layer_norm chunk moments short rows no bias", Op::LayerNorm, {N(F({5, 6, 8})), N(F({6, 8})), noBias, P(F({5, 4, 2}))},
+        {{"axis", int64_t(1)}});
   b.add("rms_norm last", Op::RMSNorm, {N(F({5, 6, 7})), N(F({7}))}, {{"axis", int64_t(2)}, {"epsilon", 1e-6}});
   b.add("rms_norm wide rows", Op::RMSNorm, {N(F({3, 576})), N(F({576}))}, {{"axis", int64_t(1)}, {"epsilon", 1e-5}});
   b.add("rms_norm axis 1 epsilon outside", Op::RMSNorm, {N(F({4, 6, 7})), N(F({6, 7}))},

@@ -250,12 +250,38 @@ TEST_CASE("split-long-rows keeps means, sums and layer_norm equal", "[passes][sp
   verifyGraph(g);
   int reduces = 0;
   for (const Node& n : g.nodes) reduces += n.op == Op::ReduceSum || n.op == Op::ReduceMean;
-  CHECK(reduces == 2 + 4 + 2 + 2 + 2 + 2);  // every reduction in two steps, the norms' means too
-  const std::vector<Op> all = opsOf(g);
-  CHECK(std::count(all.begin(), all.end(), Op::RMSNorm) == 0);
+  CHECK(reduces == 2 + 2 + 2 + 2 + 2);  // every reduction in two steps, the rms_norms' means too
   const std::vector<Op> ops = opsOf(g);
-  CHECK(std::count(ops.begin(), ops.end(), Op::LayerNorm) == 0);
+  CHECK(std::count(ops.begin(), ops.end(), Op::RMSNorm) == 0);
+  // The layer_norm stays, over the moments of its rows' 16 chunks of 512.
+  CHECK(std::count(ops.begin(), ops.end(), Op::Moments) == 1);
+  REQUIRE(std::count(ops.begin(), ops.end(), Op::LayerNorm) == 1);
+  for (const Node& n : g.nodes)
+    if (n.op == Op::LayerNorm) CHECK(g.type(n.inputs.at(3)).shape == Shape{8, 16, 2});
   CHECK(maxDifference(before, g) < 1e-4);
+}
+
+TEST_CASE("GroupNorm as imported folds into a layer_norm and keeps its values", "[passes][canonicalize-patterns]") {
+  // The importer's InstanceNormalization: x - mean, times rsqrt(mean(d²) + eps).
+  Graph g = parseGraph(R"(graph @gn(%x: f32[2,4,24]) {
+  %eps = const f32[] dense<1e-05>
+  %m = reduce_mean(%x) {axes = [2], keepdims = 1} : f32[2,4,1]
+  %d = sub(%x, %m) : f32[2,4,24]
+  %q = mul(%d, %d) : f32[2,4,24]
+  %v = reduce_mean(%q) {axes = [2], keepdims = 1} : f32[2,4,1]
+  %a = add(%v, %eps) : f32[2,4,1]
+  %r = sqrt(%a) : f32[2,4,1]
+  %i = reciprocal(%r) : f32[2,4,1]
+  %y = mul(%d, %i) : f32[2,4,24]
+  return %y
+})",
+                       "gn.mgir");
+  Graph before = g;
+  findPass("canonicalize-patterns")->run(g);
+  verifyGraph(g);
+  const std::vector<Op> ops = opsOf(g);
+  CHECK(ops == std::vector<Op>{Op::LayerNorm});
+  CHECK(maxDifference(before, g) < 1e-5);
 }
 
 TEST_CASE("the pipeline fuses a long-row rms_norm into a decode product before split-long-rows can cut it",
