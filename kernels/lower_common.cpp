@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "formats/grid.h"
+#include "ir/epilogue.h"
 #include "kernels/registry.h"
 
 namespace mgc::kern {
@@ -24,6 +25,13 @@ uint32_t i32(const Node& n, int64_t v, const char* what) {
   if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
     fail(n, std::string(what) + " " + std::to_string(v) + " does not fit in 32 bits");
   return uint32_t(int32_t(v));
+}
+
+bool finishIsIdle(const DispatchPlan& finish) {
+  const uint32_t steps = finish.params.at(5);
+  for (uint32_t s = 0; s < steps; ++s)
+    if (finish.params.at(7 + 3 * s) != uint32_t(EpilogueStep::Add)) return false;
+  return true;
 }
 
 KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K) {

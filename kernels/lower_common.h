@@ -37,10 +37,13 @@ struct KSlices {
   int64_t sliceK;     // k values per slice (a multiple of 16 when split)
 };
 KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K);
-// A split-K product's finishing conv2d_finish pass (mode 1) with neither a
-// bias (p[3]) nor epilogue steps (p[5]) would store the sum onto itself:
-// the lowerings leave it out (SmolLM2-135M's forward: 150 dispatches).
-inline bool finishIsIdle(const DispatchPlan& finish) { return finish.params[3] == 0 && finish.params[5] == 0; }
+// A split-K product's finishing conv2d_finish pass (mode 1) applies the
+// epilogue steps (p[5] of them, codes at p[7 + 3 s]) after its leading
+// adds, which the zeroing pass applied with the bias (both linear); with no
+// such step it would store the sum onto itself and the lowerings leave it
+// out (SmolLM2-135M's forward: 150 dispatches; a conv with a bias or a
+// residual add and no activation).
+bool finishIsIdle(const DispatchPlan& finish);
 
 // Grids of fewer 64x64 tiles than this (and not split across workgroups)
 // run on the sliced 64x64 core (matmul_sliced, conv2d_sliced: two groups

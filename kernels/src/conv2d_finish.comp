@@ -1,9 +1,11 @@
 // conv2d_finish: the passes around conv2d_splitk.comp over the conv output
 // [N, M, OH*OW] (and around matmul_splitk.comp, as [rows, N, 1]: p[1] = N,
-// p[2] = 1, no bias). Mode 0 zeroes it (the slices add into it); mode 1
-// adds the bias and applies the fused epilogue in place, once the sum is
-// whole. Row-vector epilogue operands (matmul's) are indexed by the
-// channel, (o / p[2]) % p[1]: the column for a matmul.
+// p[2] = 1, no bias). Mode 0 starts it at the bias (0 without one) plus
+// the operands of the adds the fused epilogue starts with (all linear: the
+// slices then add into it); mode 1 applies the rest of the epilogue in
+// place, once the sum is whole (kernels/lower_common.h finishIsIdle: none
+// left, no mode 1 pass). Row-vector epilogue operands (matmul's) are
+// indexed by the channel, (o / p[2]) % p[1]: the column for a matmul.
 // One invocation per element (common.glsl grid).
 // Bindings: 1 = bias (the weight again when absent), 2, 3 = epilogue
 // operands (x again when absent), 4 = out.
@@ -37,12 +39,10 @@ uint param(uint k) {
 void main() {
   uint o = linearInvocation();
   if (o >= param(0)) return;
+  uint channel = (o / param(2)) % param(1), head = epilogueAddHead();
   if (param(4) == 0u) {
-    outv[o] = 0.0;
+    outv[o] = epilogueRange(param(3) != 0u ? bias[channel] : 0.0, o, channel, 0u, head);
     return;
   }
-  float v = outv[o];
-  uint channel = (o / param(2)) % param(1);
-  if (param(3) != 0u) v += bias[channel];
-  outv[o] = epilogue(v, o, channel);
+  outv[o] = epilogueRange(outv[o], o, channel, head, 6u);
 }

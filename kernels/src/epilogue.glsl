@@ -17,10 +17,16 @@
 layout(std430, set = 0, binding = EPI_BINDING0) readonly buffer Epi0 { float epi0[]; };
 layout(std430, set = 0, binding = EPI_BINDING1) readonly buffer Epi1 { float epi1[]; };
 
-float epilogue(float v, uint idx, uint col) {
-  uint steps = min(EPI_PARAM(EPI_BASE), 6u), operand = 0;
+// Steps [first, last) of the epilogue (operands of the adds before `first`
+// skipped); epilogue() runs them all.
+float epilogueRange(float v, uint idx, uint col, uint first, uint last) {
+  uint steps = min(min(EPI_PARAM(EPI_BASE), 6u), last), operand = 0;
   for (uint s = 0; s < steps; ++s) {
     uint at = EPI_BASE + 2 + 3 * s, code = EPI_PARAM(at);
+    if (s < first) {
+      operand += code == 7u ? 1u : 0u;
+      continue;
+    }
     float a0 = uintBitsToFloat(EPI_PARAM(at + 1)), a1 = uintBitsToFloat(EPI_PARAM(at + 2));
     if (code == 1u) v = max(v, 0.0);
     else if (code == 2u) v = min(max(v, a0), a1);
@@ -36,4 +42,14 @@ float epilogue(float v, uint idx, uint col) {
     else if (code == 9u) v = tanhSafe(v);
   }
   return v;
+}
+
+float epilogue(float v, uint idx, uint col) { return epilogueRange(v, idx, col, 0u, 6u); }
+
+// How many steps the epilogue starts with that add an operand (linear: a
+// split-K product's zeroing pass may apply them before the slices add in).
+uint epilogueAddHead() {
+  uint steps = min(EPI_PARAM(EPI_BASE), 6u), s = 0u;
+  while (s < steps && EPI_PARAM(EPI_BASE + 2 + 3 * s) == 7u) ++s;
+  return s;
 }

@@ -222,6 +222,9 @@ void nnCases(Builder& b) {
         {N(F({2, 67, 1100})), N(F({70, 1100})), N(F({70})), N(F({2, 67, 70}))},
         [&] { Attrs a = epi({7, 7, 1}, {0, 0, 0, 0, 0, 0}); a["trans_b"] = int64_t(1); return a; }());
   b.add("matmul split-k trans_a", Op::MatMul, {N(F({1300, 5})), N(F({1300, 9}))}, ta);
+  // Only adds (linear): the zeroing pass starts the sum at the bias and residual, no finishing pass.
+  b.add("matmul split-k bias+residual", Op::MatMul,
+        {N(F({2, 67, 1100})), N(F({1100, 70})), N(F({70})), N(F({2, 67, 70}))}, epi({7, 7}, {0, 0, 0, 0}));
   // At most 4 rows (a decode step): matvec.comp, both B layouts, column counts off the workgroup width,
   // A stored transposed, batch broadcast, fused epilogue.
   b.add("matvec 1x577@577x70", Op::MatMul, {N(F({1, 577})), N(F({577, 70}))});
@@ -399,6 +402,8 @@ void nnCases(Builder& b) {
         [&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["pads"] = Ints{1, 1, 1, 1}; return a; }());
   b.add("conv split-k 1x1 plain groups", Op::Conv, {N(F({2, 1200, 5, 5})), N(F({80, 600, 1, 1}))},
         {{"group", int64_t(2)}});
+  b.add("conv split-k 3x3 bias only", Op::Conv, {N(F({1, 130, 7, 7})), N(F({96, 130, 3, 3})), N(F({96}))},
+        {{"pads", Ints{1, 1, 1, 1}}});
   b.add("max_pool ceil pad", Op::MaxPool, {N(F({1, 3, 13, 11}))},
         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t(1)}});
   b.add("max_pool dilation", Op::MaxPool, {N(F({2, 3, 13, 11}))},

@@ -422,19 +422,30 @@ TEST_CASE("qmatvec: the one-row path's slices and grid; copies per decoder width
 }
 
 TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
-  auto conv = [](Shape x, Shape w, bool bias = true) {
+  auto conv = [](Shape x, Shape w, bool bias = true, std::vector<EpilogueStep> steps = {}) {
     Graph g;
     ValueId xv = g.addInput("x", {DType::F32, x}), wv = g.addInput("w", {DType::F32, w});
-    std::vector<ValueId> ins = {xv, wv};
-    if (bias) ins.push_back(g.addInput("b", {DType::F32, {w[0]}}));
-    g.addNode(Op::Conv, "c", ins, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+    std::vector<ValueId> ins = {xv, wv, bias ? g.addInput("b", {DType::F32, {w[0]}}) : kNoValue};
+    Attrs attrs{{"pads", std::vector<int64_t>{1, 1, 1, 1}}};
+    std::vector<int64_t> codes;
+    for (EpilogueStep s : steps) {
+      codes.push_back(int64_t(s));
+      if (s == EpilogueStep::Add) ins.push_back(g.addInput("r", {DType::F32, {x[0], w[0], x[2], x[3]}}));
+    }
+    if (!steps.empty()) {
+      attrs["epilogue"] = codes;
+      attrs["epilogue_args"] = std::vector<double>(2 * steps.size(), 0.0);
+    }
+    g.addNode(Op::Conv, "c", ins, attrs);
     return lowerNode(g, g.nodes[0]);
   };
-  // ResNet-18's 7x7 layer: 8 tiles of 64x64, K = 4608 → 16 slices of 288.
-  std::vector<DispatchPlan> late = conv({1, 512, 7, 7}, {512, 512, 3, 3});
+  // ResNet-18's 7x7 layer: 8 tiles of 64x64, K = 4608 → 16 slices of 288;
+  // a residual add, then relu.
+  std::vector<DispatchPlan> late = conv({1, 512, 7, 7}, {512, 512, 3, 3}, true, {EpilogueStep::Add, EpilogueStep::Relu});
   REQUIRE(late.size() == 3);
   CHECK(late[0].kernel == "conv2d_finish");
   CHECK(late[0].params[4] == 0);
+  CHECK(late[0].params[3] == 1);  // starts at the bias (plus the residual)
   CHECK(late[1].kernel == "conv2d_splitk");
   CHECK(late[1].params[17] == 16);
   CHECK(late[1].params[18] == 288);
@@ -442,42 +453,52 @@ TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
   CHECK(late[1].groups[1] == 8);
   CHECK(late[1].groups[2] == 16);
   CHECK(late[2].kernel == "conv2d_finish");
-  CHECK(late[2].params[4] == 1);
-  CHECK(late[2].params[3] == 1);  // the bias
+  CHECK(late[2].params[4] == 1);  // the relu
   CHECK(late[0].params[0] == 512 * 49);
-  // Without a bias or an epilogue the finishing pass would do nothing: left out.
-  std::vector<DispatchPlan> bare = conv({1, 512, 7, 7}, {512, 512, 3, 3}, false);
-  REQUIRE(bare.size() == 2);
-  CHECK(bare[0].kernel == "conv2d_finish");
-  CHECK(bare[1].kernel == "conv2d_splitk");
+  // A bias and adds are linear: the zeroing pass starts the sum at them and
+  // no finishing pass follows; without a bias neither.
+  for (bool bias : {true, false})
+    for (auto steps : {std::vector<EpilogueStep>{}, std::vector<EpilogueStep>{EpilogueStep::Add}}) {
+      std::vector<DispatchPlan> linear = conv({1, 512, 7, 7}, {512, 512, 3, 3}, bias, steps);
+      REQUIRE(linear.size() == 2);
+      CHECK(linear[0].kernel == "conv2d_finish");
+      CHECK(linear[1].kernel == "conv2d_splitk");
+    }
   // Enough tiles already, or a short K: one conv2d dispatch.
   CHECK(conv({4, 64, 56, 56}, {64, 64, 3, 3}).size() == 1);
   CHECK(conv({1, 40, 7, 7}, {512, 40, 3, 3}).size() == 1);
 }
 
 TEST_CASE("split-K products finish with their epilogue, and only with one") {
-  auto product = [](bool bias) {
+  auto product = [](bool bias, bool gelu) {
     Graph g;
     ValueId a = g.addInput("a", {DType::F32, {128, 576}}), b = g.addInput("b", {DType::F32, {576, 192}});
     std::vector<ValueId> ins = {a, b};
-    Attrs attrs;
+    std::vector<int64_t> codes;
     if (bias) {
       ins.push_back(g.addInput("bias", {DType::F32, {192}}));
-      attrs = {{"epilogue", std::vector<int64_t>{int64_t(EpilogueStep::Add)}},
-               {"epilogue_args", std::vector<double>{0.0, 0.0}}};
+      codes.push_back(int64_t(EpilogueStep::Add));
     }
+    if (gelu) codes.push_back(int64_t(EpilogueStep::GeluErf));
+    Attrs attrs;
+    if (!codes.empty()) attrs = {{"epilogue", codes}, {"epilogue_args", std::vector<double>(2 * codes.size(), 0.0)}};
     g.addNode(Op::MatMul, "mm", ins, attrs);
     return lowerNode(g, g.nodes[0]);
   };
-  // A language model's k projection over 128 tokens: 6 tiles, K = 576.
-  std::vector<DispatchPlan> bare = product(false), biased = product(true);
-  REQUIRE(bare.size() == 2);
-  CHECK(bare[0].kernel == "conv2d_finish");
-  CHECK(bare[1].kernel == "matmul_splitk");
-  REQUIRE(biased.size() == 3);
-  CHECK(biased[2].kernel == "conv2d_finish");
-  CHECK(biased[2].params[4] == 1);
-  CHECK(biased[2].params[5] == 1);  // one epilogue step
+  // A language model's k projection over 128 tokens: 6 tiles, K = 576. The
+  // bias (an add step) goes into the zeroing pass; only the gelu needs a
+  // finishing one.
+  for (bool bias : {false, true}) {
+    std::vector<DispatchPlan> plain = product(bias, false), act = product(bias, true);
+    REQUIRE(plain.size() == 2);
+    CHECK(plain[0].kernel == "conv2d_finish");
+    CHECK(plain[0].params[5] == (bias ? 1u : 0u));
+    CHECK(plain[1].kernel == "matmul_splitk");
+    REQUIRE(act.size() == 3);
+    CHECK(act[2].kernel == "conv2d_finish");
+    CHECK(act[2].params[4] == 1);
+    CHECK(act[2].params[5] == (bias ? 2u : 1u));
+  }
 }
 
 TEST_CASE("big tensors get a 2-D grid within the workgroup count limit") {
@@ -547,10 +568,9 @@ TEST_CASE("dispatches carry cost estimates and the output shape for profiles") {
   ValueId cb = c.addInput("cb", {DType::F32, {512}});
   c.addNode(Op::Conv, "c", {x, w, cb}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
   std::vector<DispatchPlan> conv = lowerNode(c, c.nodes[0]);
-  REQUIRE(conv.size() == 3);
+  REQUIRE(conv.size() == 2);  // the bias goes into the zeroing pass: no finish
   CHECK(conv[1].flops == 2ull * 1 * 512 * 7 * 7 * 512 * 3 * 3);
   CHECK(conv[0].flops == 512ull * 49);
-  CHECK(conv[2].flops == 512ull * 49);
   CHECK(conv[1].bytes == 4ull * (512 * 49 + 512 * 512 * 9 + 512 * 49));  // x, w, y (the bias is the finish's)
   for (const DispatchPlan& d : conv) CHECK(d.shape == "f32[1,512,7,7]");
 
