@@ -390,8 +390,11 @@ const Rule kPatternRules[] = {foldLayerNorm, foldRMSNorm, foldCenteredRMSNorm, f
 // Sweeps until nothing folds: a fold's swallowed nodes count as uses until
 // they are removed between sweeps, so a pattern built on another fold's
 // result (foldCenteredRMSNorm on foldRMSNorm's) matches in the next sweep.
+// Every fold removes nodes, so this ends; kMaxSweeps bounds it regardless.
 void canonicalizePatterns(Graph& g) {
-  for (bool changed = true; changed;) {
+  constexpr int kMaxSweeps = 8;
+  bool changed = true;
+  for (int sweep = 0; changed && sweep < kMaxSweeps; ++sweep) {
     changed = false;
     Rewriter r{g};
     for (size_t i = 0; i < g.nodes.size(); ++i)
