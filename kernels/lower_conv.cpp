@@ -15,9 +15,19 @@ constexpr int64_t kMinGemmChannels = 16;
 // are too few to fill a big GPU but whose K is long: late ResNet layers
 // (512 channels x 7x7 pixels: 8 workgroups each walking K = 4608) run
 // latency-bound on a handful of compute units. Slices of >= 256 k values
-// bring the grid towards fillTiles workgroups; the two extra dispatches
-// (zero, bias + epilogue) cost ~2 barriers.
-constexpr SplitK kConvSplitK{/*fillTiles=*/128, /*splitBelow=*/64, /*minSliceK=*/256, /*maxSlices=*/16};
+// bring the grid towards fillTiles workgroups (about two per
+// multiprocessor of a big GPU); the extra dispatches (the zeroing pass,
+// which also adds the bias, and a finishing one for an activation) cost
+// ~1–2 barriers. Grids of 64 to 127 tiles split only over K >= 2048 (the
+// SD U-Net's 3x3 convs over 384 – 512 channels at 32²): below that the
+// extra pass costs what the slices gain. Measured on the H100
+// (bench/results/h100-fc78d19-convsplit-ab.md): fill 128 → 256 took
+// ResNet-50's forward 3.44 → 3.16 ms; splitting every grid of 64 – 127 tiles
+// the U-Net's 2.09 → 2.00 ms but ResNet-50's back to 3.22; this policy:
+// ResNet-50 3.443 → 3.150, U-Net 2.093 → 2.060.
+constexpr SplitK kConvSplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/256, /*maxSlices=*/16};
+constexpr SplitK kConvMidGridSplitK{/*fillTiles=*/256, /*splitBelow=*/128, /*minSliceK=*/256, /*maxSlices=*/16};
+constexpr int64_t kConvMidGridMinK = 2048;
 
 std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   requireFloat(g, n, "conv2d");
@@ -48,9 +58,11 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   d.groups[0] = clamp(tiles(cols));
   d.groups[1] = clamp(tiles(Mg));
   d.groups[2] = clamp(groups);
-  const KSlices ks = splitK(kConvSplitK, tiles(cols) * tiles(Mg) * groups, K);
+  const int64_t gemmTiles = tiles(cols) * tiles(Mg) * groups;
+  KSlices ks = splitK(kConvSplitK, gemmTiles, K);
+  if (ks.count < 2 && K >= kConvMidGridMinK) ks = splitK(kConvMidGridSplitK, gemmTiles, K);
   if (ks.count < 2) {
-    if (slicedGemm(tiles(cols) * tiles(Mg) * groups, K)) d.kernel = "conv2d_sliced";
+    if (slicedGemm(gemmTiles, K)) d.kernel = "conv2d_sliced";
     return {d};
   }
   const int64_t slices = ks.count, sliceK = ks.sliceK;

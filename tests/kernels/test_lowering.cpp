@@ -467,6 +467,14 @@ TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
   // Enough tiles already, or a short K: one conv2d dispatch.
   CHECK(conv({4, 64, 56, 56}, {64, 64, 3, 3}).size() == 1);
   CHECK(conv({1, 40, 7, 7}, {512, 40, 3, 3}).size() == 1);
+  // 64 – 127 tiles split only over K >= 2048: the SD U-Net's 3x3 conv over
+  // 512 channels at 32² (64 tiles, K = 4608) does, ResNet-50's over 128
+  // channels at 28² (98 tiles, K = 1152) does not.
+  std::vector<DispatchPlan> mid = conv({1, 512, 32, 32}, {256, 512, 3, 3});
+  REQUIRE(mid.size() == 2);
+  CHECK(mid[1].kernel == "conv2d_splitk");
+  CHECK(mid[1].params[17] == 4);  // towards 256 workgroups
+  CHECK(conv({4, 128, 28, 28}, {128, 128, 3, 3}).size() == 1);
 }
 
 TEST_CASE("split-K products finish with their epilogue, and only with one") {
