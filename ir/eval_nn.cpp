@@ -196,6 +196,16 @@ NormRows normRows(const Node& n, const HostTensor& x) {
   return r;
 }
 
+// A row's mean and M2 (sum of squared deviations from the mean), in two
+// passes: LayerNorm's statistics and Moments' result.
+void rowMoments(const double* row, int64_t n, double& mean, double& m2) {
+  mean = 0;
+  m2 = 0;
+  for (int64_t i = 0; i < n; ++i) mean += row[i];
+  mean /= double(n);
+  for (int64_t i = 0; i < n; ++i) m2 += (row[i] - mean) * (row[i] - mean);
+}
+
 }  // namespace
 
 HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT) {
@@ -218,9 +228,7 @@ HostTensor evalLayerNorm(const Node& n, const Inputs& in, const TensorType& outT
       for (int64_t c = 0; c < chunks; ++c)
         var += m[2 * c + 1] + double(inner / chunks) * (m[2 * c] - mean) * (m[2 * c] - mean);
     } else {
-      for (int64_t i = 0; i < inner; ++i) mean += row[i];
-      mean /= double(inner);
-      for (int64_t i = 0; i < inner; ++i) var += (row[i] - mean) * (row[i] - mean);
+      rowMoments(row, inner, mean, var);
     }
     var /= double(inner);  // biased, as LayerNorm defines it
     double inv = 1 / std::sqrt(var + eps);
@@ -237,11 +245,8 @@ HostTensor evalMoments(const HostTensor& x, const TensorType& outT) {
   const std::vector<double> X = toDoubles(x);
   std::vector<double> Y(size_t(2 * rows));
   for (int64_t r = 0; r < rows; ++r) {
-    const double* row = X.data() + r * L;
     double mean = 0, m2 = 0;
-    for (int64_t i = 0; i < L; ++i) mean += row[i];
-    mean /= double(L);
-    for (int64_t i = 0; i < L; ++i) m2 += (row[i] - mean) * (row[i] - mean);
+    rowMoments(X.data() + r * L, L, mean, m2);
     Y[size_t(2 * r)] = mean;
     Y[size_t(2 * r + 1)] = m2;
   }
