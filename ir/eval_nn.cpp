@@ -1,5 +1,6 @@
 // Neural-network ops: MatMul, Conv, pooling, normalizations, softmax.
 // Floats compute in double; MatMul keeps integers exact in int64.
+#include "ir/attention_layout.h"
 #include "ir/epilogue.h"
 #include "ir/eval_internal.h"
 
@@ -316,9 +317,19 @@ HostTensor evalRotary(const Inputs& in, const TensorType& outT, bool tokensMajor
 HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT) {
   const HostTensor &q = *in[0], &k = *in[1], &v = *in[2];
   const HostTensor* mask = in.size() > 3 ? in[3] : nullptr;
-  const Shape &qs = q.type.shape, &ks = k.type.shape;
+  const int64_t tm = attentionTokensMajor(n);
+  const Shape qs = attentionLogical(q.type.shape, tm & kAttnQ), ks = attentionLogical(k.type.shape, tm & kAttnK);
   const size_t rank = qs.size();
-  const int64_t T = qs[rank - 2], D = qs[rank - 1], S = ks[rank - 2], Dv = v.type.shape[rank - 1];
+  const int64_t T = qs[rank - 2], D = qs[rank - 1], S = ks[rank - 2], Dv = v.type.shape[v.type.shape.size() - 1];
+  // Where row r of leading index b starts in an operand stored tokens-major or not (attention_layout.h).
+  auto rowAt = [](const Shape& logical, bool tokensMajor) {
+    const int64_t H = attentionRowHeads(logical, tokensMajor), R = logical[logical.size() - 2], W = logical.back();
+    return [=](int64_t b, int64_t r) { return ((b / H) * R * H + r * H + b % H) * W; };
+  };
+  Shape outLogical = qs;
+  outLogical.back() = Dv;
+  const auto qAt = rowAt(qs, tm & kAttnQ), kAt = rowAt(ks, tm & kAttnK),
+             vAt = rowAt(attentionLogical(v.type.shape, tm & kAttnV), tm & kAttnV), yAt = rowAt(outLogical, tm & kAttnOut);
   const double scale = n.f("scale", 1.0);
   std::vector<double> Q = toDoubles(q), K = toDoubles(k), V = toDoubles(v), M;
   if (mask) M = toDoubles(*mask);
@@ -334,7 +345,7 @@ HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT
       for (int64_t j = 0; j < S; ++j) {
         const double m = mask ? M[size_t(t * S + j)] : 0.0;
         double dot = 0;
-        for (int64_t d = 0; d < D; ++d) dot += Q[size_t((b * T + t) * D + d)] * K[size_t((kb * S + j) * D + d)];
+        for (int64_t d = 0; d < D; ++d) dot += Q[size_t(qAt(b, t) + d)] * K[size_t(kAt(kb, j) + d)];
         weight[size_t(j)] = m <= -1e30 ? m : dot * scale + m;  // a hidden key scores its mask (ops.def)
         mx = nanMax(mx, weight[size_t(j)]);
       }
@@ -345,8 +356,8 @@ HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT
       for (int64_t e = 0; e < Dv; ++e) {
         double acc = 0;
         for (int64_t j = 0; j < S; ++j)
-          if (weight[size_t(j)] != 0) acc += weight[size_t(j)] * V[size_t((kb * S + j) * Dv + e)];
-        Y[size_t((b * T + t) * Dv + e)] = acc / sum;
+          if (weight[size_t(j)] != 0) acc += weight[size_t(j)] * V[size_t(vAt(kb, j) + e)];
+        Y[size_t(yAt(b, t) + e)] = acc / sum;
       }
     }
   }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ir/attention_layout.h"
 #include "ir/epilogue.h"
 #include "ir/fused_eltwise.h"
 #include "ir/fused_reduce.h"
@@ -207,23 +208,32 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       return {x, x, x};
     }
     case Op::Attention: {
-      const TensorType &k = in(1), &v = in(2);
-      if (rank < 2 || k.rank() != x.rank() || v.rank() != x.rank())
-        fail(n, "expects q, k, v of one rank >= 2, got " + x.str() + ", " + k.str() + ", " + v.str());
-      const int64_t T = x.shape[size_t(rank - 2)], S = k.shape[size_t(rank - 2)];
-      if (k.shape.back() != x.shape.back()) fail(n, "q " + x.str() + " and k " + k.str() + " differ in their last dim");
-      if (k.dtype != x.dtype || v.dtype != x.dtype) fail(n, "q, k, v must have one dtype");
+      // Checked on the logical shapes; a tokens-major operand is stored with its rows first
+      // (ir/attention_layout.h).
+      const int64_t tm = attentionTokensMajor(n);
+      if (tm < 0 || tm > kAttnAllOperands) 
+        fail(n, "tokens_major must be a mask of bits 1 q, 2 k, 4 v, 8 out, got " + std::to_string(tm));
+      if (tm != 0 && rank < 4)
+        fail(n, "tokens_major operands need rank >= 4 (a batch and heads before the rows), got q " + in(0).str());
+      const TensorType q{in(0).dtype, attentionLogical(in(0).shape, tm & kAttnQ)};
+      const TensorType k{in(1).dtype, attentionLogical(in(1).shape, tm & kAttnK)};
+      const TensorType v{in(2).dtype, attentionLogical(in(2).shape, tm & kAttnV)};
+      if (rank < 2 || k.rank() != q.rank() || v.rank() != q.rank())
+        fail(n, "expects q, k, v of one rank >= 2, got " + q.str() + ", " + k.str() + ", " + v.str());
+      const int64_t T = q.shape[size_t(rank - 2)], S = k.shape[size_t(rank - 2)];
+      if (k.shape.back() != q.shape.back()) fail(n, "q " + q.str() + " and k " + k.str() + " differ in their last dim");
+      if (k.dtype != q.dtype || v.dtype != q.dtype) fail(n, "q, k, v must have one dtype");
       for (int64_t a = 0; a + 2 < rank; ++a) {
-        if (k.shape[size_t(a)] != x.shape[size_t(a)] && k.shape[size_t(a)] != 1)
-          fail(n, "k " + k.str() + " does not broadcast to q " + x.str());
+        if (k.shape[size_t(a)] != q.shape[size_t(a)] && k.shape[size_t(a)] != 1)
+          fail(n, "k " + k.str() + " does not broadcast to q " + q.str());
         if (v.shape[size_t(a)] != k.shape[size_t(a)]) fail(n, "v " + v.str() + " and k " + k.str() + " differ");
       }
       if (v.shape[size_t(rank - 2)] != S) fail(n, "v " + v.str() + " and k " + k.str() + " differ in length");
-      if (hasIn(3) && (in(3).shape != Shape{T, S} || in(3).dtype != x.dtype))
+      if (hasIn(3) && (in(3).shape != Shape{T, S} || in(3).dtype != q.dtype))
         fail(n, "mask " + in(3).str() + " is not [" + std::to_string(T) + ", " + std::to_string(S) + "] of q's dtype");
-      Shape s = x.shape;
+      Shape s = q.shape;
       s.back() = v.shape.back();
-      return {TensorType{x.dtype, s}};
+      return {TensorType{q.dtype, attentionStored(s, tm & kAttnOut)}};
     }
     case Op::AttentionCache: {  // (q, k, v, k_cache, v_cache, offset, cos, signed_sin, [mask])
       const TensorType &k = in(1), &v = in(2), &kc = in(3), &vc = in(4), &off = in(5);

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "ir/attention_layout.h"
 #include "ir/fused_eltwise.h"
 #include "ir/matmul.h"
 #include "kernels/lower_common.h"
@@ -70,7 +71,8 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   if (kernel == "reduce_fused") return mul(count(numel(n.ints("shape"))), eltwiseOps(n) + 1);
   if (kernel == "rotary") return mul(out, 3);
   if (kernel.rfind("attention", 0) == 0) {  // attention, _tiled, _tiled32, _cache: q kᵀ and p v, 2 flops per multiply-add
-    const Shape& k = inType(g, n, n.op == Op::AttentionCache ? 3 : 1).shape;
+    const Shape k = n.op == Op::AttentionCache ? inType(g, n, 3).shape
+                                               : attentionLogical(inType(g, n, 1).shape, attentionTokensMajor(n) & kAttnK);
     const int64_t rows = outType(g, n).numel() / outType(g, n).shape.back();
     return count(2 * rows * k[k.size() - 2] * (k.back() + outType(g, n).shape.back()));
   }

@@ -7,6 +7,7 @@
 // (both RoPEs, the KV-cache writes and the attention in one dispatch).
 #include <algorithm>
 
+#include "ir/attention_layout.h"
 #include "ir/builder.h"
 #include "kernels/lower_common.h"
 
@@ -31,11 +32,16 @@ bool tiledAttention(int64_t T, int64_t D, int64_t Dv) {
 
 std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
   requireFloat(g, n, "attention");
-  const Shape &q = inType(g, n, 0).shape, &k = inType(g, n, 1).shape, &v = inType(g, n, 2).shape;
+  // The logical shapes (ir/attention_layout.h): tokens-major operands are read and written in place.
+  const int64_t tm = attentionTokensMajor(n);
+  const TensorType qT{DType::F32, attentionLogical(inType(g, n, 0).shape, tm & kAttnQ)},
+      kT{DType::F32, attentionLogical(inType(g, n, 1).shape, tm & kAttnK)},
+      vT{DType::F32, attentionLogical(inType(g, n, 2).shape, tm & kAttnV)};
+  const Shape &q = qT.shape, &k = kT.shape, &v = vT.shape;
   const Shape& out = outType(g, n).shape;
   if (numel(out) == 0) return {};
   const TensorType* mask = n.inputs.size() > 3 && n.inputs[3] != kNoValue ? &inType(g, n, 3) : nullptr;
-  if (!GraphBuilder::attentionFuses(inType(g, n, 0), inType(g, n, 1), inType(g, n, 2), mask))
+  if (!GraphBuilder::attentionFuses(qT, kT, vT, mask))
     fail(n, "the attention kernel takes f32 head dims up to " + std::to_string(GraphBuilder::kAttentionMaxHeadDim) +
                 ", up to " + std::to_string(GraphBuilder::kAttentionMaxLeading) +
                 " leading dims and at least one key; got q " + shapeStr(q) + ", k " + shapeStr(k) + ", v " + shapeStr(v));
@@ -56,6 +62,10 @@ std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
   strides.insert(strides.end(), kStrides.begin(), kStrides.end());
   for (int64_t x : dims) d.params.push_back(u32(n, x, "leading dim"));
   for (int64_t x : strides) d.params.push_back(u32(n, x, "key batch stride"));
+  Shape outLogical = q;
+  outLogical.back() = Dv;
+  for (auto [shape, bit] : {std::pair{&q, kAttnQ}, {&k, kAttnK}, {&v, kAttnV}, {&outLogical, kAttnOut}})
+    d.params.push_back(u32(n, attentionRowHeads(*shape, tm & bit), "heads between rows"));
   u32(n, numel(k), "key tensor size");
   u32(n, numel(v), "value tensor size");
   u32(n, numel(out), "output size");

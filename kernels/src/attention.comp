@@ -8,6 +8,9 @@
 //   p[5] scale (f32 bits)  p[6] has mask (0/1)
 //   p[7..12]  q's leading dims (B = their product), 1-padded on the left
 //   p[13..18] k's batch stride along each of those dims (0: broadcast)
+//   p[19..22] q's, k's, v's, out's heads between consecutive rows: 1, or
+//             for a tokens-major operand its heads (ir/attention_layout.h:
+//             row r of leading index b at ((b / H) * rows * H + r * H + b % H) * width)
 // Specialized copies: D, Dv and has-mask are constants (the products'
 // loops unroll).
 #version 450
@@ -28,12 +31,12 @@ layout(std430, set = 0, binding = 5) writeonly buffer Out { float outv[]; };
 
 #include "attention.glsl"
 
-uint kBase, vBase;  // this row's K / V batch
+uint kBase, vBase, kStride, vStride;  // this row's K / V batch: its first row, row to row
 
 float kAt(uint i) { return k4[i >> 2u][i & 3u]; }
 
 float keyDot(uint j) {
-  uint D = PARAM(3), at = kBase + j * D;
+  uint D = PARAM(3), at = kBase + j * kStride;
   float qk = 0.0;
   if ((D & 3u) == 0u) {  // whole vec4s
     [[unroll]] for (uint d = 0; d < D; d += 4u)
@@ -45,10 +48,14 @@ float keyDot(uint j) {
 }
 
 float valueAt(uint j, uint e) {
-  uint i = vBase + j * PARAM(4) + e;
+  uint i = vBase + j * vStride + e;
   return v4[i >> 2u][i & 3u];
 }
-vec4 valueAt4(uint j, uint e4) { return v4[(vBase + j * PARAM(4)) / 4u + e4]; }
+vec4 valueAt4(uint j, uint e4) { return v4[(vBase + j * vStride) / 4u + e4]; }
+
+// Row r of leading index b of an operand with H heads between its rows
+// (p[19..22]) and R rows of W elements.
+uint rowStart(uint b, uint r, uint H, uint R, uint W) { return ((b / H) * R * H + r * H + b % H) * W; }
 
 void main() {
   uint row = linearGroup();
@@ -59,9 +66,12 @@ void main() {
     kb += (rest % p[7 + a]) * p[13 + a];
     rest /= p[7 + a];
   }
-  for (uint d = gl_LocalInvocationIndex; d < D; d += 128) qRow[d] = q[row * D + d];
+  uint b = row / T, qBase = rowStart(b, t, p[19], T, D);
+  for (uint d = gl_LocalInvocationIndex; d < D; d += 128) qRow[d] = q[qBase + d];
   barrier();
-  kBase = kb * S * D;
-  vBase = kb * S * Dv;
-  attendRow(row, t, S, Dv, pfloat(5), PARAM(6) != 0u);
+  kBase = rowStart(kb, 0u, p[20], S, D);
+  vBase = rowStart(kb, 0u, p[21], S, Dv);
+  kStride = p[20] * D;
+  vStride = p[21] * Dv;
+  attendRow(rowStart(b, t, p[22], T, Dv), t, S, Dv, pfloat(5), PARAM(6) != 0u);
 }

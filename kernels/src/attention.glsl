@@ -48,8 +48,8 @@ const float kHidden = -1e30;
 
 bool negInf(float x) { return isinf(x) && x < 0.0; }
 
-// outv[row * Dv + e] = Σ_j softmax_j(keyDot(j) * scale + mask[t, j]) valueAt(j, e).
-void attendRow(uint row, uint t, uint S, uint Dv, float scale, bool hasMask) {
+// outv[outBase + e] = Σ_j softmax_j(keyDot(j) * scale + mask[t, j]) valueAt(j, e).
+void attendRow(uint outBase, uint t, uint S, uint Dv, float scale, bool hasMask) {
   uint tid = gl_LocalInvocationIndex;
   float runMax = uintBitsToFloat(0xff800000u), runSum = 0.0;
   float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
@@ -115,12 +115,12 @@ void attendRow(uint row, uint t, uint S, uint Dv, float scale, bool hasMask) {
       vec4 a = acc4;
       for (uint l = 1u; l < lanes; ++l) a += laneSums[l * R + e4];
       a /= runSum;
-      for (uint i = 0u; i < 4u; ++i) outv[row * Dv + 4u * e4 + i] = a[i];
+      for (uint i = 0u; i < 4u; ++i) outv[outBase + 4u * e4 + i] = a[i];
     }
     return;
   }
   for (uint i = 0; i < 4; ++i) {
     uint e = tid + i * 128;
-    if (e < Dv) outv[row * Dv + e] = acc[i] / runSum;
+    if (e < Dv) outv[outBase + e] = acc[i] / runSum;
   }
 }

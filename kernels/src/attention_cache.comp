@@ -131,5 +131,5 @@ void main() {
       vc4[i >> 2u][i & 3u] = vNewAt((kvHead * T + t) * Dv + e);
     }
   }
-  attendRow(row, t, S, Dv, pfloat(5), PARAM(6) != 0u);
+  attendRow(row * Dv, t, S, Dv, pfloat(5), PARAM(6) != 0u);
 }

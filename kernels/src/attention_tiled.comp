@@ -27,7 +27,8 @@
 // Bindings and params: attention.comp's (q [B, T, D], k [Bk, S, D], v [Bk,
 // S, Dv], mask [T, S], out [B, T, Dv]; p[0] rows, p[1] T, p[2] S, p[3] D,
 // p[4] Dv, p[5] scale, p[6] has mask, p[7..12] q's leading dims, p[13..18]
-// k's batch strides). Grid: (query blocks, batches), clamped; workgroups
+// k's batch strides, p[19..22] the heads between q's, k's, v's, out's rows:
+// tokens-major operands). Grid: (query blocks, batches), clamped; workgroups
 // loop over the rest. Specialized copies: D, Dv and has-mask constant.
 // mgc-variant: wide defines=BC=64
 #version 450

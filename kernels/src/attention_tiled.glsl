@@ -38,16 +38,17 @@ void putScratch(uint i, float x) { sP[i >> 2u][i & 3u] = x; }
 float scratch(uint i) { return sP[i >> 2u][i & 3u]; }
 
 // Stages R rows of a [rows, W] tensor (W = 4 w4 floats, rows from
-// `first`, zeros past `count`) transposed into `dst` rows of d (q's block):
+// `first` STRIDE vec4s apart, zeros past `count`) transposed into `dst`
+// rows of d (q's block):
 // invocation task (r4, d4) loads 4 rows' vec4s at d4 and stores 4 vec4s of
 // 4 rows each (r4 fastest: consecutive vec4s in shared memory).
-#define STAGE_TRANSPOSED(DST, SRC, BASE, R, W4, FIRST, COUNT)                                   \
+#define STAGE_TRANSPOSED(DST, SRC, BASE, STRIDE, R, W4, FIRST, COUNT)                           \
   for (uint task = t; task < (R / 4u) * (W4); task += THREADS) {                                  \
     uint r4 = task % (R / 4u), d4 = task / (R / 4u);                                              \
     vec4 x[4];                                                                                    \
     [[unroll]] for (uint c = 0u; c < 4u; ++c) {                                                   \
       uint r = FIRST + 4u * r4 + c;                                                               \
-      x[c] = r < COUNT ? SRC[BASE + r * (W4) + d4] : vec4(0.0);                                   \
+      x[c] = r < COUNT ? SRC[BASE + r * (STRIDE) + d4] : vec4(0.0);                               \
     }                                                                                             \
     [[unroll]] for (uint c = 0u; c < 4u; ++c)                                                     \
       DST[(4u * d4 + c) * (R / 4u) + r4] = vec4(x[0][c], x[1][c], x[2][c], x[3][c]);              \
@@ -59,12 +60,12 @@ float scratch(uint i) { return sP[i >> 2u][i & 3u]; }
 #define KTASKS ((BC / 4 * 16 + THREADS - 1) / THREADS)
 #define VLOADS ((BC * 16 + THREADS - 1) / THREADS)
 
-void loadK(uint k0, uint S, uint D4, uint kBase4, uint t, out vec4 kr[KTASKS][4]) {
+void loadK(uint k0, uint S, uint D4, uint kBase4, uint kStride4, uint t, out vec4 kr[KTASKS][4]) {
   [[unroll]] for (uint i = 0u; i < KTASKS; ++i) {
     uint task = t + i * THREADS, r4 = task % (BC / 4u), d4 = task / (BC / 4u);
     [[unroll]] for (uint c = 0u; c < 4u; ++c) {
       uint r = k0 + 4u * r4 + c;
-      kr[i][c] = task < (BC / 4u) * D4 && r < S ? k4[kBase4 + r * D4 + d4] : vec4(0.0);
+      kr[i][c] = task < (BC / 4u) * D4 && r < S ? k4[kBase4 + r * kStride4 + d4] : vec4(0.0);
     }
   }
 }
@@ -79,10 +80,10 @@ void storeK(uint D4, uint t, vec4 kr[KTASKS][4]) {
   }
 }
 
-void loadV(uint k0, uint S, uint Dv4, uint vBase4, uint t, out vec4 vr[VLOADS]) {
+void loadV(uint k0, uint S, uint Dv4, uint vBase4, uint vStride4, uint t, out vec4 vr[VLOADS]) {
   [[unroll]] for (uint i = 0u; i < VLOADS; ++i) {
     uint task = t + i * THREADS, key = task / Dv4, c4 = task % Dv4;
-    vr[i] = task < BC * Dv4 && k0 + key < S ? v4[vBase4 + (k0 + key) * Dv4 + c4] : vec4(0.0);
+    vr[i] = task < BC * Dv4 && k0 + key < S ? v4[vBase4 + (k0 + key) * vStride4 + c4] : vec4(0.0);
   }
 }
 
@@ -104,19 +105,23 @@ void attendBlock(uint b, uint row0, uint t) {
     kb += (rest % p[7 + a]) * p[13 + a];
     rest /= p[7 + a];
   }
-  uint qBase = b * T * D4, kBase4 = kb * S * D4, vBase4 = kb * S * Dv4;
+  // Each operand's first row and row-to-row stride in vec4s: p[19..22] heads
+  // between the rows of q, k, v, out (1 unless tokens-major).
+  uint Hq = p[19], Hk = p[20], Hv = p[21], Ho = p[22];
+  uint qBase = ((b / Hq) * T * Hq + b % Hq) * D4, kBase4 = ((kb / Hk) * S * Hk + kb % Hk) * D4;
+  uint vBase4 = ((kb / Hv) * S * Hv + kb % Hv) * Dv4, oBase4 = ((b / Ho) * T * Ho + b % Ho) * Dv4;
   barrier();  // the previous block's readers are done with sQ and sP
-  STAGE_TRANSPOSED(sQ, q4, qBase, BR, D4, row0, T)
+  STAGE_TRANSPOSED(sQ, q4, qBase, Hq * D4, BR, D4, row0, T)
   float runMax = kNegInf;  // invocation t < BR: row t's max so far
   float l[4] = float[4](0.0, 0.0, 0.0, 0.0);
   vec4 o[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
   vec4 kr[KTASKS][4], vr[VLOADS];
-  loadK(0u, S, D4, kBase4, t, kr);
+  loadK(0u, S, D4, kBase4, Hk * D4, t, kr);
   for (uint k0 = 0u; k0 < S; k0 += BC) {
     barrier();  // sKV (the last block's V) and sP are free
     storeK(D4, t, kr);
     barrier();
-    loadV(k0, S, Dv4, vBase4, t, vr);  // in flight during the scores
+    loadV(k0, S, Dv4, vBase4, Hv * Dv4, t, vr);  // in flight during the scores
     float s[4][CPT];
     [[unroll]] for (uint i = 0u; i < 4u; ++i)
       [[unroll]] for (uint j = 0u; j < CPT; ++j) s[i][j] = 0.0;
@@ -168,7 +173,7 @@ void attendBlock(uint b, uint row0, uint t) {
     barrier();  // the scratch and K are read: p and V may overwrite them
     [[unroll]] for (uint j = 0u; j < CPT; ++j) sP[(CPT * tx + j) * RQ + ty] = vec4(s[0][j], s[1][j], s[2][j], s[3][j]);
     storeV(Dv4, t, vr);
-    if (k0 + BC < S) loadK(k0 + BC, S, D4, kBase4, t, kr);  // in flight during o += p v
+    if (k0 + BC < S) loadK(k0 + BC, S, D4, kBase4, Hk * D4, t, kr);  // in flight during o += p v
     barrier();
     if (tx < Dv4) {
       for (uint kk = 0u; kk < BC; ++kk) {
@@ -188,7 +193,7 @@ void attendBlock(uint b, uint row0, uint t) {
     uint r = 4u * ty + i, row = row0 + r;
     float sum = 0.0;
     for (uint c = 0u; c < 16u; ++c) sum += scratch(r * 16u + c);
-    if (row < T && tx < Dv4) out4[(b * T + row) * Dv4 + tx] = o[i] / sum;
+    if (row < T && tx < Dv4) out4[oBase4 + row * Ho * Dv4 + tx] = o[i] / sum;
   }
 }
 

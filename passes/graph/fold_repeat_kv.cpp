@@ -15,6 +15,7 @@
 //
 // The expands and their reshapes must have no other use (they go here);
 // the new operands must be what the kernels take (attentionFuses).
+#include "ir/attention_layout.h"
 #include "ir/builder.h"
 #include "passes/graph/passes.h"
 #include "passes/graph/pattern_util.h"
@@ -70,7 +71,7 @@ void foldRepeatKv(Graph& g) {
     const Matcher matcher(g);
     for (size_t n = 0; n < g.nodes.size(); ++n) {
       const Node& a = g.nodes[size_t(n)];
-      if (a.op != Op::Attention) continue;
+      if (a.op != Op::Attention || attentionTokensMajor(a) != 0) continue;
       const auto k = matcher.repeated(a.inputs[1]), v = matcher.repeated(a.inputs[2]);
       if (!k || !v || k->kv != v->kv || k->groups != v->groups) continue;
       const Shape& q = g.type(a.inputs[0]).shape;

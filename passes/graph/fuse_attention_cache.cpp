@@ -27,6 +27,7 @@
 // state_write.
 #include <optional>
 
+#include "ir/attention_layout.h"
 #include "ir/builder.h"
 #include "passes/graph/passes.h"
 #include "passes/graph/pattern_util.h"
@@ -59,7 +60,7 @@ class Matcher {
 
   std::optional<Match> match(NodeId a) const {
     const Node& at = g_.nodes[size_t(a)];
-    if (at.op != Op::Attention || at.inputs.size() < 3) return std::nullopt;
+    if (at.op != Op::Attention || at.inputs.size() < 3 || attentionTokensMajor(at) != 0) return std::nullopt;
     Match m{a, -1, -1, -1, {}};
     const ValueId qr = throughView(at.inputs[0], m), k1 = throughView(at.inputs[1], m),
                   v1 = throughView(at.inputs[2], m);

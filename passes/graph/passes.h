@@ -19,6 +19,7 @@ void fuseConvEpilogue(Graph& g);  // fuse_conv_epilogue.cpp: conv/matmul + activ
 void fusePrologue(Graph& g);  // fuse_prologue.cpp: rms_norm / silu·up → decode-sized matmuls' prologue
 void fuseStateWrite(Graph& g);  // fuse_state_write.cpp: rotary → the state_write that stores it
 void fuseAttentionCache(Graph& g);  // fuse_attention_cache.cpp: rotary + KV-cache writes + attention → attention_cache
+void foldAttentionLayout(Graph& g);  // fold_attention_layout.cpp: head transposes around attention → tokens_major
 void fuseElementwise(Graph& g);   // fuse_elementwise.cpp: chains of elementwise ops → one fused_eltwise
 void deadCodeElim(Graph& g);   // dce.cpp: drop nodes nothing uses
 // mark_precision.cpp: the accelerated mode: tiled MatMuls → precision = "fp16" / "bf16"

@@ -19,7 +19,8 @@ namespace mgc {
 // RMSNorm over a long row (a 7B model's 4096) that a decode product takes
 // as its prologue costs nothing, where split it would be three dispatches.
 // fuse-attention-cache follows fuse-state-write, which puts the keys'
-// rotary into their state_write. dce cleans up last.
+// rotary into their state_write; fold-attention-layout then takes the head
+// transposes of the attention nodes left. dce cleans up last.
 const std::vector<Pass>& graphPipeline() {
   static const std::vector<Pass> kPipeline = {
       {"verify", verifyGraph},
@@ -36,6 +37,7 @@ const std::vector<Pass>& graphPipeline() {
       {"split-long-rows", splitLongRows},
       {"fuse-state-write", fuseStateWrite},
       {"fuse-attention-cache", fuseAttentionCache},
+      {"fold-attention-layout", foldAttentionLayout},
       {"fuse-elementwise", fuseElementwise},
       {"dce", deadCodeElim},
   };

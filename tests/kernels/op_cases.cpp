@@ -284,6 +284,17 @@ void nnCases(Builder& b) {
         {N(F({3, 130, 16})), N(F({3, 20, 16})), N(F({3, 20, 8}))}, {{"scale", 0.3}});
   b.add("attention tiled 64-row blocks 260 batches causal", Op::Attention,
         {N(F({260, 70, 8})), N(F({260, 70, 8})), N(F({260, 70, 12})), causal(70, 70, 0)}, {{"scale", 0.35}});
+  // tokens_major operands (ir/attention_layout.h): stored [B, rows, heads.., W], read and written in
+  // place by both kernels; GQA's 5-D views, k head-major next to a tokens-major v.
+  b.add("attention tokens-major q k v out 2 rows GQA", Op::Attention,
+        {N(F({2, 2, 3, 2, 16})), N(F({2, 40, 3, 1, 16})), N(F({2, 40, 3, 1, 8})), causal(2, 40, 38)},
+        {{"scale", 0.25}, {"tokens_major", int64_t(15)}});
+  b.add("attention tiled tokens-major v out, k head-major GQA 4:1", Op::Attention,
+        {N(F({1, 2, 4, 50, 60})), N(F({1, 2, 1, 50, 60})), N(F({1, 50, 2, 1, 60}))},
+        {{"scale", 0.13}, {"tokens_major", int64_t(12)}});
+  b.add("attention tiled tokens-major q k 70 rows 3 heads causal", Op::Attention,
+        {N(F({2, 70, 3, 32})), N(F({2, 70, 3, 32})), N(F({2, 3, 70, 32})), causal(70, 70, 0)},
+        {{"scale", 0.17}, {"tokens_major", int64_t(3)}});
   // attention_cache.comp: RoPE on q and the new keys, the chunk's rows from k / v at [offset,
   // offset + T) and written into the caches (outputs 1, 2: compared too), the cache elsewhere.
   auto pos = [](DType t, int64_t v) { return std::pair<TensorType, Fill>{T(t, {1}), Fill{Fill::Fixed, v}}; };

@@ -477,3 +477,32 @@ TEST_CASE("fold-repeat-kv computes the grouped-query attention it replaces", "[p
   for (const Node& n : g.nodes) CHECK(n.op != Op::Expand);
   CHECK(maxDifference(before, g) < 1e-6);
 }
+
+TEST_CASE("fold-attention-layout computes the head transposes and attention it replaces", "[passes][fold-attention-layout]") {
+  // q, k, v split into heads (k / v as GQA's 5-D view) and the output merged back, as exported.
+  Graph g = parseGraph(R"(graph @heads(%qp: f32[2,3,8], %kp: f32[2,5,4], %vp: f32[2,5,6]) {
+  %qr = reshape(%qp) {shape = [2, 3, 4, 2]} : f32[2,3,4,2]
+  %qt = transpose(%qr) {perm = [0, 2, 1, 3]} : f32[2,4,3,2]
+  %q5 = reshape(%qt) {shape = [2, 2, 2, 3, 2]} : f32[2,2,2,3,2]
+  %kr = reshape(%kp) {shape = [2, 5, 2, 2]} : f32[2,5,2,2]
+  %kt = transpose(%kr) {perm = [0, 2, 1, 3]} : f32[2,2,5,2]
+  %k5 = reshape(%kt) {shape = [2, 2, 1, 5, 2]} : f32[2,2,1,5,2]
+  %vr = reshape(%vp) {shape = [2, 5, 2, 3]} : f32[2,5,2,3]
+  %vt = transpose(%vr) {perm = [0, 2, 1, 3]} : f32[2,2,5,3]
+  %v5 = reshape(%vt) {shape = [2, 2, 1, 5, 3]} : f32[2,2,1,5,3]
+  %o5 = attention(%q5, %k5, %v5) {scale = 0.7} : f32[2,2,2,3,3]
+  %o = reshape(%o5) {shape = [2, 4, 3, 3]} : f32[2,4,3,3]
+  %ot = transpose(%o) {perm = [0, 2, 1, 3]} : f32[2,3,4,3]
+  %y = reshape(%ot) {shape = [2, 3, 12]} : f32[2,3,12]
+  return %y
+})",
+                       "heads.mgir");
+  Graph before = g;
+  findPass("fold-attention-layout")->run(g);
+  findPass("dce")->run(g);
+  verifyGraph(g);
+  for (const Node& n : g.nodes) CHECK(n.op != Op::Transpose);
+  CHECK(maxDifference(before, g) < 1e-6);
+  for (const Node& n : g.nodes)
+    if (n.op == Op::Attention) CHECK(n.i("tokens_major", 0) == 15);
+}
