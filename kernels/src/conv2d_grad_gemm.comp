@@ -119,22 +119,16 @@ void main() {
           }
           if (k0 > kBegin) multiplyTiles(tx, ty, acc);
         }
-        uint o[16], live = 0u;
-        float v[16];
         for (uint i = 0; i < 4; ++i) {
           uint r = r0 + 4 * ty + i;
+          if (r >= rows) continue;
           for (uint j = 0; j < 4; ++j) {
-            uint c = c0 + 4 * tx + j, k = 4 * i + j;
-            o[k] = gradInput ? ((c / HW) * C + g * Cg + r) * HW + c % HW : (g * Mg + r) * cols + c;
-            v[k] = acc[i][j];
-            if (r < rows && c < cols) live |= 1u << k;
+            uint c = c0 + 4 * tx + j;
+            if (c >= cols) continue;
+            uint o = gradInput ? ((c / HW) * C + g * Cg + r) * HW + c % HW : (g * Mg + r) * cols + c;
+            if (slices > 1u) atomicAddFloat(o, acc[i][j]);
+            else outBits[o] = floatBitsToUint(acc[i][j]);
           }
-        }
-        if (slices > 1u) {
-          atomicAddFloat16(o, v, live);
-        } else {
-          for (uint k = 0u; k < 16u; ++k)
-            if ((live & (1u << k)) != 0u) outBits[o[k]] = floatBitsToUint(v[k]);
         }
       }
     }

@@ -78,18 +78,15 @@ void main() {
           }
           if (k0 > kBegin) multiplyTiles(tx, ty, acc);
         }
-        uint o[16], live = 0u;
-        float v[16];
         for (uint i = 0; i < 4; ++i) {
-          uint oc = m0 + 4 * ty + i, ch = g * Mg + oc;
+          uint oc = m0 + 4 * ty + i;
+          if (oc >= Mg) continue;
+          uint ch = g * Mg + oc;
           for (uint j = 0; j < 4; ++j) {
-            uint c = p0 + 4 * tx + j, k = 4 * i + j;
-            o[k] = ((c / P) * convParam(4) + ch) * P + c % P;
-            v[k] = acc[i][j];
-            if (oc < Mg && c < cols) live |= 1u << k;
+            uint c = p0 + 4 * tx + j;
+            if (c < cols) atomicAddFloat(((c / P) * convParam(4) + ch) * P + c % P, acc[i][j]);
           }
         }
-        atomicAddFloat16(o, v, live);
       }
     }
   }

@@ -17,18 +17,13 @@ void tileRange(uint row0, uint col0, uint kBegin, uint kEnd) {
   uint M = p[0], N = p[1], tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
   vec4 acc[4];
   tileProduct(row0, col0, kBegin, kEnd, offA, offB, acc);
-  uint o[16], live = 0u;
-  float v[16];
   for (uint i = 0; i < 4; ++i) {
     uint row = row0 + 4 * ty + i;
     for (uint j = 0; j < 4; ++j) {
-      uint col = col0 + 4 * tx + j, k = 4 * i + j;
-      o[k] = offC + row * N + col;
-      v[k] = acc[i][j];
-      if (row < M && col < N) live |= 1u << k;
+      uint col = col0 + 4 * tx + j;
+      if (row < M && col < N) atomicAddFloat(offC + row * N + col, acc[i][j]);
     }
   }
-  atomicAddFloat16(o, v, live);
 }
 
 #define TM 64u
