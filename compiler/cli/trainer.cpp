@@ -117,7 +117,7 @@ std::string datasetColumns(const idx::Dataset& d, const std::vector<mgrt_tensor_
         return std::string("input '") + in.name + "' takes " + std::to_string(c.rowBytes / 4) +
                " values per sample but the images have " + std::to_string(pixels);
       c.data.resize(d.images.values.size() * 4);
-      std::memcpy(c.data.data(), d.images.values.data(), c.data.size());
+      if (!c.data.empty()) std::memcpy(c.data.data(), d.images.values.data(), c.data.size());  // none: no data() to copy
     }
     out->columns.push_back(std::move(c));
   }
