@@ -14,6 +14,7 @@ set(FEATURE_BFloat16 16)
 set(FEATURE_Subgroup 32)
 set(FEATURE_CooperativeMatrixNV 64)
 set(FEATURE_CooperativeMatrixKHR 128)
+set(FEATURE_AtomicFloat32Add 256)
 
 # Reads module `base` (KDIR/base.*), checks the kernel ABI, appends its
 # arrays to `body` and sets `tensorBindings` and `entry` (a variant row).

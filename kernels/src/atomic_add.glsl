@@ -1,6 +1,19 @@
-// A float add into `outBits` (a uint buffer the includer declares) by
-// compare-and-swap: core GLSL 450, no atomic-float extension. Used by the
-// split-K GEMM kernels (conv2d_splitk.comp, conv2d_grad_gemm.comp).
+// The split-K kernels' output (binding 3, f32) and a float add into it:
+// `atomicAddFloat(o, v)` adds v to element o, `storeFloat(o, v)` writes it.
+// Included by matmul_splitk.glsl, conv2d_splitk.comp, conv2d_grad_gemm.comp
+// and matmul_coop.glsl (split-K).
+//
+// MGC_ATOMIC_FLOAT (the `atomicf` variants, feature AtomicFloat32Add:
+// VK_EXT_shader_atomic_float): one native atomicAdd, which the GPU performs
+// at the L2 without returning the old value. Portable builds: core GLSL 450,
+// a compare-and-swap loop on the float's bits.
+#ifdef MGC_ATOMIC_FLOAT
+#extension GL_EXT_shader_atomic_float : require
+layout(std430, set = 0, binding = 3) buffer Out { float outSum[]; };
+void atomicAddFloat(uint o, float v) { atomicAdd(outSum[o], v); }
+void storeFloat(uint o, float v) { outSum[o] = v; }
+#else
+layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
 void atomicAddFloat(uint o, float v) {
   uint seen = outBits[o];
   for (;;) {
@@ -9,3 +22,5 @@ void atomicAddFloat(uint o, float v) {
     seen = prev;
   }
 }
+void storeFloat(uint o, float v) { outBits[o] = floatBitsToUint(v); }
+#endif

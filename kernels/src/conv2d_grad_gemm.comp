@@ -12,8 +12,9 @@
 //     padding).
 // ir/eval_grad.cpp is the reference. With p[17] slices > 1 the K range is
 // split into slices of p[18] (a multiple of 16) that run as separate
-// workgroups and add their tile into `out` with a compare-and-swap float add
-// (core GLSL 450); kernels/lower_grad.cpp zeroes `out` first. The sum order
+// workgroups and add their tile into `out` with a float atomic add
+// (atomic_add.glsl: native in the `atomicf` variant, compare-and-swap in
+// the portable build); kernels/lower_grad.cpp zeroes `out` first. The sum order
 // across slices is then not fixed (last-bit differences between runs); with
 // one slice every element is written once, deterministically.
 //
@@ -22,6 +23,7 @@
 // Bindings: 1 = a, 2 = b (f32), 3 = out (f32 bits).
 // Params: conv_params.glsl's p[0..15] (N C H W M OH OW KH KW strides pads
 // dilations groups), p[16] mode, p[17] slices, p[18] K per slice.
+// mgc-variant: atomicf features=AtomicFloat32Add defines=MGC_ATOMIC_FLOAT msl=none
 #version 450
 layout(local_size_x = 16, local_size_y = 16) in;
 #include "common.glsl"
@@ -30,9 +32,7 @@ layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(std430, set = 0, binding = 1) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 2) readonly buffer B { float b[]; };
-layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
-
-#include "atomic_add.glsl"
+#include "atomic_add.glsl"  // binding 3: out
 
 // Specialized copies (kernels/specialize.h): every param is a constant, so
 // the driver folds the index arithmetic (divisions by the image and kernel
@@ -127,7 +127,7 @@ void main() {
             if (c >= cols) continue;
             uint o = gradInput ? ((c / HW) * C + g * Cg + r) * HW + c % HW : (g * Mg + r) * cols + c;
             if (slices > 1u) atomicAddFloat(o, acc[i][j]);
-            else outBits[o] = floatBitsToUint(acc[i][j]);
+            else storeFloat(o, acc[i][j]);
           }
         }
       }

@@ -2,8 +2,8 @@
 // slices that run as separate workgroups, for convs with too few output
 // tiles to fill a big GPU (late layers: 7x7 or 14x14 pixels, many input
 // channels). Each workgroup computes one 64x64 tile over one K slice and
-// adds it into `out` with a compare-and-swap float add (core GLSL 450, no
-// atomic-float extension). kernels/lower_conv.cpp brackets it with
+// adds it into `out` with a float atomic add (atomic_add.glsl: native in
+// the `atomicf` variant, compare-and-swap in the portable build). kernels/lower_conv.cpp brackets it with
 // conv2d_finish: mode 0 zeroes `out` before, mode 1 adds the bias and runs
 // the fused epilogue after. The sum order across slices is not fixed:
 // results may differ in the last bits from run to run.
@@ -13,6 +13,7 @@
 // Bindings: 1 = x, 2 = w, 3 = out (f32 bits, read-modify-write).
 // Params: p[0..16] as conv_params.glsl (p[16] hasBias is conv2d_finish's
 // business), p[17] slices, p[18] K per slice (a multiple of 16).
+// mgc-variant: atomicf features=AtomicFloat32Add defines=MGC_ATOMIC_FLOAT msl=none
 #version 450
 layout(local_size_x = 16, local_size_y = 16) in;
 #include "common.glsl"
@@ -21,7 +22,7 @@ layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Wt { float w[]; };
-layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
+#include "atomic_add.glsl"  // binding 3: out
 
 // conv_params.glsl's inputTap (that header also declares the epilogue
 // bindings this kernel has no use for).
@@ -31,8 +32,6 @@ float inputTap(uint n, uint ch, uint oh, uint ow, uint kh, uint kw) {
   if (ih < 0 || iw < 0 || ih >= int(convParam(2)) || iw >= int(convParam(3))) return 0.0;
   return x[((n * convParam(1) + ch) * convParam(2) + uint(ih)) * convParam(3) + uint(iw)];
 }
-
-#include "atomic_add.glsl"
 
 void main() {
   uint groups = convParam(15), Cg = convParam(1) / groups, Mg = convParam(4) / groups;

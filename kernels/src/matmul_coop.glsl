@@ -39,8 +39,7 @@ layout(std430, set = 0, binding = 2) readonly buffer B { vec4 b4[]; };
 // matmul_f16_splitk.comp: each workgroup adds its slice's partial tile
 // into `out` (matmul_splitk.comp's bindings; conv2d_finish zeroes it
 // before and runs the epilogue after).
-layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
-#include "atomic_add.glsl"
+#include "atomic_add.glsl"  // binding 3: out
 void emit(uint o, uint col, float v) { atomicAddFloat(o, v); }
 #else
 layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };

@@ -2,10 +2,10 @@
 // workgroups, for products with too few 64x64 output tiles to fill a big
 // GPU but a long K (a language model's logits gradient: [128 tokens, 576]
 // = 18 tiles over K = 49152). Each workgroup computes one tile over one K
-// slice and adds it into `out` with a compare-and-swap float add
-// (atomic_add.glsl). kernels/lower_matmul.cpp brackets it with
-// conv2d_finish: mode 0 zeroes `out` before, mode 1 runs the fused
-// epilogue after. The sum order across slices is not fixed: results may
+// slice and adds it into `out` with a float atomic add (atomic_add.glsl:
+// native in the `atomicf` variant, compare-and-swap in the portable build).
+// kernels/lower_matmul.cpp brackets it with conv2d_finish: mode 0 zeroes
+// `out` before, mode 1 runs the fused epilogue after. The sum order across slices is not fixed: results may
 // differ in the last bits from run to run.
 //
 // Grid: (tilesN, tilesM, batch * slices), each clamped to 65535;
@@ -14,5 +14,6 @@
 // Params: p[0..15] and p[36] as matmul.comp (p[16..35], the epilogue, is
 // conv2d_finish's business), p[37] slices, p[38] K per slice (a multiple
 // of 16).
+// mgc-variant: atomicf features=AtomicFloat32Add defines=MGC_ATOMIC_FLOAT msl=none
 #version 450
 #include "matmul_splitk.glsl"

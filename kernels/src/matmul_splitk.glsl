@@ -5,9 +5,8 @@ layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(std430, set = 0, binding = 1) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 2) readonly buffer B { float b[]; };
-layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
+#include "atomic_add.glsl"  // binding 3: out
 #include "matmul_tile.glsl"
-#include "atomic_add.glsl"
 
 uint offA, offB, offC;  // this batch's operand and output offsets (floats)
 

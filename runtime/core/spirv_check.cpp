@@ -49,6 +49,7 @@ uint32_t featureForCapability(uint32_t cap) {
     case 61: case 62: case 63: case 64: case 65: return uint32_t(F::Subgroup);  // GroupNonUniform*
     case 5357: return uint32_t(F::CooperativeMatrixNV);
     case 6022: return uint32_t(F::CooperativeMatrixKHR);
+    case 6033: return uint32_t(F::AtomicFloat32Add);                // AtomicFloat32AddEXT
     case 5345:  // VulkanMemoryModel: what the cooperative matrix kernels are written against
       return uint32_t(F::CooperativeMatrixNV) | uint32_t(F::CooperativeMatrixKHR);
     default: return ~0u;                                            // never allowed
@@ -67,6 +68,7 @@ const ExtensionRule kExtensions[] = {
     {"SPV_KHR_bfloat16", uint32_t(mgb::Feature::BFloat16)},
     {"SPV_NV_cooperative_matrix", uint32_t(mgb::Feature::CooperativeMatrixNV)},
     {"SPV_KHR_cooperative_matrix", uint32_t(mgb::Feature::CooperativeMatrixKHR)},
+    {"SPV_EXT_shader_atomic_float_add", uint32_t(mgb::Feature::AtomicFloat32Add)},
     {"SPV_KHR_vulkan_memory_model",
      uint32_t(mgb::Feature::CooperativeMatrixNV) | uint32_t(mgb::Feature::CooperativeMatrixKHR)},
 };

@@ -70,6 +70,7 @@ enum {
   MGRT_FEATURE_SUBGROUP = 32,   /* subgroup operations in compute */
   MGRT_FEATURE_COOPERATIVE_MATRIX_NV = 64,
   MGRT_FEATURE_COOPERATIVE_MATRIX_KHR = 128,
+  MGRT_FEATURE_ATOMIC_FLOAT32_ADD = 256, /* atomicAdd on floats in storage buffers */
   /* Not a kernel feature (no bundle names it): timeline semaphores, for
    * mgrt_session_vulkan_timeline / _wait (mgrt_vulkan.h). Enabled on
    * libmgrt's own device where Vulkan 1.2 offers timelineSemaphore. */

@@ -1,9 +1,12 @@
 // Logical device creation/destruction and VkResult → mgrt_status mapping.
 #include "runtime/vulkan/device.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "formats/features.h"
 #include "runtime/core/status.h"
 
 namespace mgrt {
@@ -60,7 +63,38 @@ mgrt_status checkValidation(Device* d, int before, const char* during) {
               now - before, during, d->lastValidationMessage.c_str());
 }
 
+namespace {
+
+// MGRT_DISABLE_FEATURES=Name[,Name..] (formats/features.h's names): kernel
+// features not to enable even where the device has them, added to the
+// options' disable_features (A/B runs of a variant against its fallback).
+mgrt_status featuresDisabledByEnv(uint32_t* bits) {
+  *bits = 0;
+  const char* env = std::getenv("MGRT_DISABLE_FEATURES");
+  if (!env) return MGRT_OK;
+  const std::string list = env;
+  for (size_t at = 0; at <= list.size();) {
+    size_t end = list.find(',', at);
+    if (end == std::string::npos) end = list.size();
+    const std::string name = list.substr(at, end - at);
+    at = end + 1;
+    if (name.empty()) continue;
+    uint32_t bit = 0;
+    for (uint32_t i = 0; i < sizeof(mgb::kFeatureNames) / sizeof(mgb::kFeatureNames[0]); ++i)
+      if (name == mgb::kFeatureNames[i]) bit = 1u << i;
+    if (!bit)
+      return failMessage(MGRT_INVALID_ARGUMENT, "MGRT_DISABLE_FEATURES: unknown feature '" + name + "' (known: " +
+                                                    mgb::featureNames(mgb::kKnownFeatures) + ")");
+    *bits |= bit;
+  }
+  return MGRT_OK;
+}
+
+}  // namespace
+
 mgrt_status createDevice(const mgrt_context_options& opts, Device* d) {
+  uint32_t envDisabled = 0;
+  MGRT_TRY(featuresDisabledByEnv(&envDisabled));
   MGRT_TRY(createInstance(validationRequested(opts), d));
   MGRT_TRY(selectPhysicalDevice(opts.device_index, d));
 
@@ -72,7 +106,7 @@ mgrt_status createDevice(const mgrt_context_options& opts, Device* d) {
   queue.pQueuePriorities = &priority;
 
   FeatureChain features;
-  queryFeatures(d, opts.disable_features, &features);
+  queryFeatures(d, opts.disable_features | envDisabled, &features);
   std::vector<const char*>& extensions = features.extensions;
   if (hasDeviceExtension(d->physical, "VK_KHR_portability_subset"))
     extensions.push_back("VK_KHR_portability_subset");  // required where offered

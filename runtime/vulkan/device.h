@@ -82,6 +82,7 @@ struct FeatureChain {
   VkPhysicalDeviceVulkan12Features v12{};
   VkPhysicalDeviceVulkan13Features v13{};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopNV{};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat{};
   std::vector<const char*> extensions;  // device extensions to enable
   FeatureChain() = default;
   FeatureChain(const FeatureChain&) = delete;

@@ -42,12 +42,13 @@ std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice p) {
 }
 
 // Links the structs of `c` that apply, in order, behind c->features2.
-void link(FeatureChain* c, bool v13, bool coopNV) {
+void link(FeatureChain* c, bool v13, bool coopNV, bool atomicFloat) {
   c->features2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   c->v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   c->v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   c->v13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
   c->coopNV.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  c->atomicFloat.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT;
   void** next = &c->features2.pNext;
   *next = &c->v11;
   next = &c->v11.pNext;
@@ -57,7 +58,11 @@ void link(FeatureChain* c, bool v13, bool coopNV) {
     *next = &c->v13;
     next = &c->v13.pNext;
   }
-  if (coopNV) *next = &c->coopNV;
+  if (coopNV) {
+    *next = &c->coopNV;
+    next = &c->coopNV.pNext;
+  }
+  if (atomicFloat) *next = &c->atomicFloat;
 }
 
 // Subgroup sizes (Vulkan 1.1 default size; 1.3 range when a kernel may ask
@@ -154,8 +159,9 @@ void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
   const std::vector<VkExtensionProperties> exts = deviceExtensions(d->physical);
   const bool v13 = d->apiVersion >= VK_API_VERSION_1_3;
   const bool coopNV = hasExtension(exts, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  const bool atomicFloat = hasExtension(exts, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
   FeatureChain has;
-  link(&has, v13, coopNV);
+  link(&has, v13, coopNV, atomicFloat);
   vkGetPhysicalDeviceFeatures2(d->physical, &has.features2);
 
   // On when the device has it and the app did not turn it off.
@@ -185,7 +191,13 @@ void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
                                           coopNV && has.coopNV.cooperativeMatrix && has.v12.vulkanMemoryModel);
   enable->v12.vulkanMemoryModel = enable->coopNV.cooperativeMatrix;
   if (enable->coopNV.cooperativeMatrix) enable->extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  link(enable, v13, enable->coopNV.cooperativeMatrix);
+  // Float adds into storage buffers (the split-K kernels' partial sums;
+  // their portable variants add by compare-and-swap).
+  enable->atomicFloat.shaderBufferFloat32AtomicAdd =
+      want(mgb::Feature::AtomicFloat32Add, atomicFloat && has.atomicFloat.shaderBufferFloat32AtomicAdd);
+  if (enable->atomicFloat.shaderBufferFloat32AtomicAdd)
+    enable->extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  link(enable, v13, enable->coopNV.cooperativeMatrix, enable->atomicFloat.shaderBufferFloat32AtomicAdd);
   want(mgb::Feature::Subgroup, querySubgroups(d, sizeControl));
   if (enable->coopNV.cooperativeMatrix) readCoopShapes(d);
   capVariantLimitsFromEnv(caps.limits);

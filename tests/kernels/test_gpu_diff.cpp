@@ -13,6 +13,7 @@
 
 #include "ir/eval.h"
 #include "formats/bundle_writer.h"
+#include "formats/features.h"
 #include "kernels/lower.h"
 #include "kernels/kernel_entry.h"
 #include "op_cases.h"
@@ -120,7 +121,7 @@ mgrt_context* portableGpu() {
   static mgrt_context* ctx = [] {
     setenv("MGRT_MAX_INVOCATIONS", "256", 1);
     setenv("MGRT_MAX_SHARED_BYTES", "32768", 1);
-    mgrt_context* c = makeContext(0xffu);
+    mgrt_context* c = makeContext(mgb::kKnownFeatures);
     unsetenv("MGRT_MAX_INVOCATIONS");
     unsetenv("MGRT_MAX_SHARED_BYTES");
     return c;
