@@ -14,20 +14,17 @@ constexpr int64_t kMinGemmChannels = 16;
 // Split-K (conv2d_splitk + conv2d_finish) for GEMM convs whose 64x64 tiles
 // are too few to fill a big GPU but whose K is long: late ResNet layers
 // (512 channels x 7x7 pixels: 8 workgroups each walking K = 4608) run
-// latency-bound on a handful of compute units. Slices of >= 256 k values
-// bring the grid towards fillTiles workgroups (about two per
+// latency-bound on a handful of compute units. Slices of >= 128 k values
+// bring grids below 256 tiles towards fillTiles workgroups (about four per
 // multiprocessor of a big GPU); the extra dispatches (the zeroing pass,
 // which also adds the bias, and a finishing one for an activation) cost
-// ~1–2 barriers. Grids of 64 to 127 tiles split only over K >= 2048 (the
-// SD U-Net's 3x3 convs over 384 – 512 channels at 32²): below that the
-// extra pass costs what the slices gain. Measured on the H100
-// (bench/results/h100-fc78d19-convsplit-ab.md): fill 128 → 256 took
-// ResNet-50's forward 3.44 → 3.16 ms; splitting every grid of 64 – 127 tiles
-// the U-Net's 2.09 → 2.00 ms but ResNet-50's back to 3.22; this policy:
-// ResNet-50 3.443 → 3.150, U-Net 2.093 → 2.060.
-constexpr SplitK kConvSplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/256, /*maxSlices=*/16};
-constexpr SplitK kConvMidGridSplitK{/*fillTiles=*/256, /*splitBelow=*/128, /*minSliceK=*/256, /*maxSlices=*/16};
-constexpr int64_t kConvMidGridMinK = 2048;
+// ~1–2 barriers. Tuned for native float atomic adds (conv2d_splitk's
+// `atomicf` variant; the compare-and-swap fallback made wide splits lose:
+// bench/results/h100-fc78d19-convsplit-ab.md). Measured on the H100
+// (bench/results/h100-e5ca822-atomicf.md) against the earlier policy (fill
+// 256 below 64 tiles, slices >= 256; 64 – 127 tiles only over K >= 2048):
+// ResNet-50's forward 2.855 → 2.651 ms, the SD U-Net's 1.687 → 1.379.
+constexpr SplitK kConvSplitK{/*fillTiles=*/512, /*splitBelow=*/256, /*minSliceK=*/128, /*maxSlices=*/16};
 
 std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   requireFloat(g, n, "conv2d");
@@ -59,8 +56,7 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   d.groups[1] = clamp(tiles(Mg));
   d.groups[2] = clamp(groups);
   const int64_t gemmTiles = tiles(cols) * tiles(Mg) * groups;
-  KSlices ks = splitK(kConvSplitK, gemmTiles, K);
-  if (ks.count < 2 && K >= kConvMidGridMinK) ks = splitK(kConvMidGridSplitK, gemmTiles, K);
+  const KSlices ks = splitK(kConvSplitK, gemmTiles, K);
   if (ks.count < 2) {
     if (slicedGemm(gemmTiles, K)) d.kernel = "conv2d_sliced";
     return {d};

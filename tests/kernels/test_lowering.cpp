@@ -467,17 +467,23 @@ TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
       CHECK(linear[0].kernel == "conv2d_finish");
       CHECK(linear[1].kernel == "conv2d_splitk");
     }
-  // Enough tiles already, or a short K: one conv2d dispatch.
-  CHECK(conv({4, 64, 56, 56}, {64, 64, 3, 3}).size() == 1);
-  CHECK(conv({1, 40, 7, 7}, {512, 40, 3, 3}).size() == 1);
-  // 64 – 127 tiles split only over K >= 2048: the SD U-Net's 3x3 conv over
-  // 512 channels at 32² (64 tiles, K = 4608) does, ResNet-50's over 128
-  // channels at 28² (98 tiles, K = 1152) does not.
+  // Enough tiles already (784), or a short K (216 < two slices of 128):
+  // one conv2d dispatch.
+  CHECK(conv({4, 64, 112, 112}, {64, 64, 3, 3}).size() == 1);
+  CHECK(conv({1, 24, 7, 7}, {512, 24, 3, 3}).size() == 1);
+  // Grids below 256 tiles split towards 512 workgroups: the SD U-Net's 3x3
+  // conv over 512 channels at 32² (64 tiles, K = 4608) in 8 slices,
+  // ResNet-50's over 128 channels at 28² (98 tiles, K = 1152) in 6 of 192,
+  // its 56² one over 64 channels (196 tiles, K = 576) in 3.
   std::vector<DispatchPlan> mid = conv({1, 512, 32, 32}, {256, 512, 3, 3});
   REQUIRE(mid.size() == 2);
   CHECK(mid[1].kernel == "conv2d_splitk");
-  CHECK(mid[1].params[17] == 4);  // towards 256 workgroups
-  CHECK(conv({4, 128, 28, 28}, {128, 128, 3, 3}).size() == 1);
+  CHECK(mid[1].params[17] == 8);
+  std::vector<DispatchPlan> r28 = conv({4, 128, 28, 28}, {128, 128, 3, 3});
+  REQUIRE(r28.size() == 2);
+  CHECK(r28[1].params[17] == 6);
+  CHECK(r28[1].params[18] == 192);
+  CHECK(conv({4, 64, 56, 56}, {64, 64, 3, 3})[1].params[17] == 3);
 }
 
 TEST_CASE("split-K products finish with their epilogue, and only with one") {
