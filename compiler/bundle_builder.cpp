@@ -176,6 +176,8 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     mpi.mayRunInPlace.push_back(!alias && (cls == OpClass::Unary || cls == OpClass::Binary) &&
                                 deviceDType(g.type(n.outputs[0]).dtype) == deviceDType(g.type(n.inputs[0]).dtype));
     mpi.elementwise.push_back(false);
+    mpi.earlyOutput.push_back(false);
+    mpi.dispatches.push_back(0);
     if (alias) continue;
     try {
       plans[k] = lowerNode(g, n);
@@ -183,6 +185,8 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
       throw Error(source_ + ": " + e.what());
     }
     mpi.elementwise.back() = readsWhereItWrites(plans[k]);
+    mpi.earlyOutput.back() = initializesOutputFirst(plans[k]);
+    mpi.dispatches.back() = int(plans[k].size());
   }
   // Memory plan first: it decides which updates are written in place.
   const auto tPlan = Clock::now();

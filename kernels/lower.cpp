@@ -75,6 +75,11 @@ bool readsWhereItWrites(const std::vector<DispatchPlan>& plans) {
   return plans.size() == 1 && (plans[0].kernel == "eltwise" || plans[0].kernel == "adam");
 }
 
+bool initializesOutputFirst(const std::vector<DispatchPlan>& plans) {
+  return plans.size() >= 2 && plans[0].kernel == "conv2d_finish" && plans[0].params.size() > 4 &&
+         plans[0].params[4] == 0;
+}
+
 std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {
   if (int(n.outputs.size()) != opInfo(n.op).numOutputs)
     fail(n, "has " + std::to_string(n.outputs.size()) + " outputs, the op table says " +

@@ -42,6 +42,13 @@ std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n);
 // (MemoryPlanInput::elementwise).
 bool readsWhereItWrites(const std::vector<DispatchPlan>& plans);
 
+// True if a node's dispatches open with a pass that initializes its output
+// from constants and epilogue operands only (split-K's conv2d_finish in
+// mode 0: the bias and leading adds, before the slices add into it): that
+// pass may run a level before the node's products (MemoryPlanInput::
+// earlyOutput).
+bool initializesOutputFirst(const std::vector<DispatchPlan>& plans);
+
 // Device element type (formats/dtype.h): floats → F32, integers and bools →
 // I32; a tensor takes deviceElementSize(t) bytes per element on the GPU.
 using mgb::dtype::deviceDType;

@@ -64,8 +64,10 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   const int64_t slices = ks.count, sliceK = ks.sliceK;
   DispatchPlan zero = makePlan(n, "conv2d_finish");
   zero.params = {u32(n, numel(y), "output size"), d.params[4], u32(n, y[2] * y[3], "pixels"), d.params[16], 0};
+  // Absent operands bound to the bias (else w), not to x: the zeroing pass
+  // then waits for nothing x's producer writes and may run beside it.
   zero.bindings = {d.bindings[2], n.outputs[0]};
-  appendEpilogue(g, n, zero, n.inputs[0]);
+  appendEpilogue(g, n, zero, d.bindings[2]);
   setItemGrid(zero, n, uint64_t(numel(y)));
   DispatchPlan finish = zero;
   finish.params[4] = 1;

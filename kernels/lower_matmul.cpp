@@ -58,8 +58,10 @@ std::vector<DispatchPlan> splitOver(const Graph& g, const Node& n, const Dispatc
   const uint32_t size = d.params[0] * d.params[1] * d.params[3];  // M N batches (checked to fit by lowerMatMul)
   DispatchPlan zero = makePlan(n, "conv2d_finish");
   zero.params = {size, d.params[1], 1, 0, 0};
+  // Absent operands bound to B (a weight, mostly), not to A: the zeroing
+  // pass then need not wait for A's producer.
   zero.bindings = {n.inputs[1], n.outputs[0]};
-  appendEpilogue(g, n, zero, n.inputs[0]);
+  appendEpilogue(g, n, zero, n.inputs[1]);
   setItemGrid(zero, n, size);
   DispatchPlan finish = zero;
   finish.params[4] = 1;

@@ -209,29 +209,38 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   }
 
   // Execution levels (the scheduler's, passes/plan/schedule.h, from the
-  // data alone): a node runs one level after the latest producer of its
-  // inputs; alias ops run nowhere. Two values whose step lifetimes do not
-  // overlap may share bytes, but then the later writer waits for the
+  // data alone): a node's dispatches run one after another, the first one
+  // level after the latest producer of its inputs (an early output's
+  // initializing pass a level before that); alias ops run nowhere. Two
+  // values whose step lifetimes do not overlap may share bytes, but then the later writer waits for the
   // earlier value's readers (a barrier), even where the data would let both
   // run between the same two barriers. Sharing also between values whose
   // level lifetimes do not overlap adds no such wait; it is planned both
   // ways and the level-aware plan is taken unless it needs much more memory.
-  std::vector<int> level(size_t(steps), 0), valueLevel(nv, 0);
+  // level: a node's first level (its outputs' first write), levelEnd: its
+  // last (where its outputs are complete and its inputs last read).
+  auto early = [&](int s) { return size_t(s) < in.earlyOutput.size() && in.earlyOutput[size_t(s)]; };
+  std::vector<int> level(size_t(steps), 0), levelEnd(size_t(steps), 0), valueLevel(nv, 0);
   int maxLevel = 0;
   for (int s = 0; s < steps; ++s) {
     const Node& n = g.nodes[size_t(s)];
     int l = 0;
     for (ValueId v : n.inputs)
       if (v >= 0) l = std::max(l, valueLevel[size_t(v)]);
-    if (!in.isAlias[size_t(s)]) ++l;
-    level[size_t(s)] = l;
-    maxLevel = std::max(maxLevel, l);
-    for (ValueId v : n.outputs) valueLevel[size_t(v)] = l;
+    int span = 0;  // levels after the inputs' last one
+    if (!in.isAlias[size_t(s)]) {
+      const int dispatches = size_t(s) < in.dispatches.size() ? std::max(in.dispatches[size_t(s)], 1) : 1;
+      span = early(s) ? dispatches - 1 : dispatches;
+    }
+    level[size_t(s)] = early(s) ? l : l + std::min(span, 1);
+    levelEnd[size_t(s)] = l + span;
+    maxLevel = std::max(maxLevel, levelEnd[size_t(s)]);
+    for (ValueId v : n.outputs) valueLevel[size_t(v)] = levelEnd[size_t(s)];
   }
   std::vector<int> lastLevel(nv, -1);
   for (int s = 0; s < steps; ++s)
     for (ValueId v : g.nodes[size_t(s)].inputs)
-      if (v >= 0) lastLevel[size_t(v)] = std::max(lastLevel[size_t(v)], level[size_t(s)]);
+      if (v >= 0) lastLevel[size_t(v)] = std::max(lastLevel[size_t(v)], levelEnd[size_t(s)]);
 
   // One interval per group of non-constant values that are used or produced.
   std::vector<Interval> intervals;

@@ -9,6 +9,10 @@
 // overlap, so that reuse adds no barrier (a later writer waiting for an
 // earlier value's readers it does not depend on). That plan is dropped for
 // the step-only one when it needs over a quarter (and over 1 MiB) more.
+// Levels count each node's dispatches (a split-K product: initializing
+// pass, slices, finishing pass), and a node whose first pass initializes
+// its output from constants (MemoryPlanInput::earlyOutput) writes it a
+// level early, beside its inputs' producers.
 // Alias ops (Reshape, Identity) share their input's storage; an elementwise op may write in place
 // over an input that dies at that op and has the output's shape.
 // State values (Value::isState) are left unplaced (arena -1): the driver puts
@@ -54,6 +58,15 @@ struct MemoryPlanInput {
   // may write a state update's new value over the old value it reads (also
 // several values, one per result: adam_step).
   std::vector<bool> elementwise;
+  // For every node (may be empty: none): does its first dispatch write its
+  // output before the node's inputs are all ready (split-K's initializing
+  // pass)? Its output's level lifetime then starts a level early, so that
+  // the pass shares no bytes with values read in the level before the
+  // node's and can run there, beside them.
+  std::vector<bool> earlyOutput;
+  // For every node (may be empty: one each): how many dispatches it lowers
+  // to, run one after another (0 for alias ops).
+  std::vector<int> dispatches;
 };
 
 struct MemoryPlan {

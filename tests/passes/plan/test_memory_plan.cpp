@@ -320,3 +320,45 @@ TEST_CASE("the level-aware plan is dropped when it needs much more memory") {
   CHECK(p.activationBytes == p.stepPeakBytes);
   CHECK(p.activationBytes <= 10 * (uint64_t(1) << 20));  // the 8 outputs + one temporary + x
 }
+
+TEST_CASE("an output initialized by a node's first pass gets bytes that let that pass run a level early") {
+  // x -> exp -> exp -> matmul(·, w): the product lowered as split-K, an
+  // initializing pass (reads w only, writes y) and the slices (read the
+  // second exp's result, add into y). Planned by node levels alone, y may
+  // take the first exp's bytes, which the second exp still reads: the
+  // initializing pass would wait for it. With earlyOutput it may not, and
+  // runs beside the second exp.
+  Graph g;
+  ValueId x = g.addInput("x", f32({64, 64}));
+  ValueId w = g.addConstant("w", HostTensor(f32({64, 64})));
+  ValueId a = node(g, Op::Exp, "a", {x});
+  ValueId b = node(g, Op::Exp, "b", {a});
+  ValueId y = node(g, Op::MatMul, "mm", {b, w});
+  ValueId z = node(g, Op::Neg, "z", {y});
+  g.outputs = {z};
+  auto barriers = [&](const MemoryPlan& p) {
+    auto range = [&](ValueId v) {
+      const TensorSlot& s = p.slots[size_t(v)];
+      return ByteRange{s.arena, s.offset, s.size};
+    };
+    std::vector<DispatchAccess> access = {{{range(x)}, {range(a)}},
+                                          {{range(a)}, {range(b)}},
+                                          {{range(w)}, {range(y)}},
+                                          {{range(b), range(w)}, {range(y)}},
+                                          {{range(y)}, {range(z)}}};
+    std::vector<DispatchAccess> ordered;
+    for (size_t i : orderByLevel(access)) ordered.push_back(access[i]);
+    int n = 0;
+    for (bool bar : placeBarriers(ordered)) n += bar;
+    return n;
+  };
+  MemoryPlanInput in = plain(g, false);
+  in.dispatches = {1, 1, 2, 1};
+  MemoryPlan byNodes = planMemory(g, in);
+  CHECK(overlap(byNodes.slots[size_t(a)], byNodes.slots[size_t(y)]));
+  CHECK(barriers(byNodes) == 4);
+  in.earlyOutput = {false, false, true, false};
+  MemoryPlan early = planMemory(g, in);
+  CHECK_FALSE(overlap(early.slots[size_t(a)], early.slots[size_t(y)]));
+  CHECK(barriers(early) == 3);
+}

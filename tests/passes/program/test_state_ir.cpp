@@ -316,6 +316,8 @@ MemoryPlanInput planInput(const Graph& g, bool elementwise, int* nodeDispatches)
     std::vector<DispatchPlan> plans = alias ? std::vector<DispatchPlan>{} : lowerNode(g, n);
     *nodeDispatches += int(plans.size());
     in.elementwise.push_back(elementwise && readsWhereItWrites(plans));
+    in.earlyOutput.push_back(initializesOutputFirst(plans));  // as compiler/bundle_builder.cpp
+    in.dispatches.push_back(int(plans.size()));
   }
   return in;
 }
