@@ -24,11 +24,14 @@ constexpr SplitK kMatMulSplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK
 // The same for the fp16 cooperative-matrix core (64-deep steps: two per
 // slice at least). On the H200 its small grids gain less than the f32
 // core's: the action expert's forward 11.2 → 9.8 ms, SmolLM2's 9.3 → 9.6.
-// Grids of 64 to 255 tiles over a long K (Whisper's fc2 and p·v: 144 tiles,
-// K 1536 / 1500) would run as 144 workgroups of 64 threads on
-// matmul_medium (two warps per multiprocessor); cut into slices of >= 512
-// k values instead, towards 288+ workgroups of 256 threads.
-constexpr SplitK kMidGridSplitK{/*fillTiles=*/288, /*splitBelow=*/256, /*minSliceK=*/512, /*maxSlices=*/4};
+// Grids of 64 to 255 tiles over K >= 256 (Whisper's projections: 144
+// tiles over K 384; fc2: K 1536) would run as 144 workgroups on
+// matmul_sliced / matmul_medium (a few warps per multiprocessor); cut into
+// slices of >= 128 k values instead, towards 512 workgroups of 256
+// threads. With native float atomics (H100, bench/results/h100-d785624.md;
+// was fill 288 with slices >= 512): Whisper's forward 2.959 → 2.706 ms,
+// its train step 8.69 → 8.01.
+constexpr SplitK kMidGridSplitK{/*fillTiles=*/512, /*splitBelow=*/256, /*minSliceK=*/128, /*maxSlices=*/4};
 constexpr SplitK kMatMulF16SplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/128, /*maxSlices=*/16};
 
 // The 8x8-per-thread core (matmul_tile8.glsl) does 2x the FMAs per shared
