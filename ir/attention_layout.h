@@ -30,6 +30,11 @@ inline Shape attentionLogical(Shape stored, bool tokensMajor) {
   return stored;
 }
 
+// Operand `bit` of attention node n, stored as `stored`: its logical shape.
+inline Shape attentionLogical(const Node& n, AttentionOperandBit bit, Shape stored) {
+  return attentionLogical(std::move(stored), (attentionTokensMajor(n) & bit) != 0);
+}
+
 // [L0, L1.., R, W] → [L0, R, L1.., W] (as is when not tokens-major).
 inline Shape attentionStored(Shape logical, bool tokensMajor) {
   if (!tokensMajor || logical.size() < 4) return logical;

@@ -318,7 +318,7 @@ HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT
   const HostTensor &q = *in[0], &k = *in[1], &v = *in[2];
   const HostTensor* mask = in.size() > 3 ? in[3] : nullptr;
   const int64_t tm = attentionTokensMajor(n);
-  const Shape qs = attentionLogical(q.type.shape, tm & kAttnQ), ks = attentionLogical(k.type.shape, tm & kAttnK);
+  const Shape qs = attentionLogical(n, kAttnQ, q.type.shape), ks = attentionLogical(n, kAttnK, k.type.shape);
   const size_t rank = qs.size();
   const int64_t T = qs[rank - 2], D = qs[rank - 1], S = ks[rank - 2], Dv = v.type.shape[v.type.shape.size() - 1];
   // Where row r of leading index b starts in an operand stored tokens-major or not (attention_layout.h).
@@ -329,7 +329,7 @@ HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT
   Shape outLogical = qs;
   outLogical.back() = Dv;
   const auto qAt = rowAt(qs, tm & kAttnQ), kAt = rowAt(ks, tm & kAttnK),
-             vAt = rowAt(attentionLogical(v.type.shape, tm & kAttnV), tm & kAttnV), yAt = rowAt(outLogical, tm & kAttnOut);
+             vAt = rowAt(attentionLogical(n, kAttnV, v.type.shape), tm & kAttnV), yAt = rowAt(outLogical, tm & kAttnOut);
   const double scale = n.f("scale", 1.0);
   std::vector<double> Q = toDoubles(q), K = toDoubles(k), V = toDoubles(v), M;
   if (mask) M = toDoubles(*mask);

@@ -211,13 +211,13 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       // Checked on the logical shapes; a tokens-major operand is stored with its rows first
       // (ir/attention_layout.h).
       const int64_t tm = attentionTokensMajor(n);
-      if (tm < 0 || tm > kAttnAllOperands) 
+      if (tm < 0 || tm > kAttnAllOperands)
         fail(n, "tokens_major must be a mask of bits 1 q, 2 k, 4 v, 8 out, got " + std::to_string(tm));
       if (tm != 0 && rank < 4)
         fail(n, "tokens_major operands need rank >= 4 (a batch and heads before the rows), got q " + in(0).str());
-      const TensorType q{in(0).dtype, attentionLogical(in(0).shape, tm & kAttnQ)};
-      const TensorType k{in(1).dtype, attentionLogical(in(1).shape, tm & kAttnK)};
-      const TensorType v{in(2).dtype, attentionLogical(in(2).shape, tm & kAttnV)};
+      const TensorType q{in(0).dtype, attentionLogical(n, kAttnQ, in(0).shape)};
+      const TensorType k{in(1).dtype, attentionLogical(n, kAttnK, in(1).shape)};
+      const TensorType v{in(2).dtype, attentionLogical(n, kAttnV, in(2).shape)};
       if (rank < 2 || k.rank() != q.rank() || v.rank() != q.rank())
         fail(n, "expects q, k, v of one rank >= 2, got " + q.str() + ", " + k.str() + ", " + v.str());
       const int64_t T = q.shape[size_t(rank - 2)], S = k.shape[size_t(rank - 2)];

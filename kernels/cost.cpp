@@ -72,7 +72,7 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   if (kernel == "rotary") return mul(out, 3);
   if (kernel.rfind("attention", 0) == 0) {  // attention, _tiled, _tiled32, _cache: q kᵀ and p v, 2 flops per multiply-add
     const Shape k = n.op == Op::AttentionCache ? inType(g, n, 3).shape
-                                               : attentionLogical(inType(g, n, 1).shape, attentionTokensMajor(n) & kAttnK);
+                                               : attentionLogical(n, kAttnK, inType(g, n, 1).shape);
     const int64_t rows = outType(g, n).numel() / outType(g, n).shape.back();
     return count(2 * rows * k[k.size() - 2] * (k.back() + outType(g, n).shape.back()));
   }

@@ -34,9 +34,9 @@ std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
   requireFloat(g, n, "attention");
   // The logical shapes (ir/attention_layout.h): tokens-major operands are read and written in place.
   const int64_t tm = attentionTokensMajor(n);
-  const TensorType qT{DType::F32, attentionLogical(inType(g, n, 0).shape, tm & kAttnQ)},
-      kT{DType::F32, attentionLogical(inType(g, n, 1).shape, tm & kAttnK)},
-      vT{DType::F32, attentionLogical(inType(g, n, 2).shape, tm & kAttnV)};
+  const TensorType qT{DType::F32, attentionLogical(n, kAttnQ, inType(g, n, 0).shape)},
+      kT{DType::F32, attentionLogical(n, kAttnK, inType(g, n, 1).shape)},
+      vT{DType::F32, attentionLogical(n, kAttnV, inType(g, n, 2).shape)};
   const Shape &q = qT.shape, &k = kT.shape, &v = vT.shape;
   const Shape& out = outType(g, n).shape;
   if (numel(out) == 0) return {};
