@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "runtime/core/limits.h"
@@ -128,6 +129,27 @@ TEST_CASE("without the feature the portable variant runs, with the same results"
   CHECK(runWiden(ctx) == "portable");
   CHECK(mgrt_context_validation_messages(ctx) == 0);
   mgrt_context_destroy(ctx);
+}
+
+TEST_CASE("MGRT_DISABLE_FEATURES keeps named features off, and names the known ones for a typo",
+          "[runtime][variants]") {
+  setenv("MGRT_DISABLE_FEATURES", "Storage16,AtomicFloat32Add", 1);
+  mgrt_context_options opts{-1, 1, 0};
+  mgrt_context* ctx = nullptr;
+  const mgrt_status st = mgrt_context_create(&opts, &ctx);
+  setenv("MGRT_DISABLE_FEATURES", "Storage16,Atomics", 1);
+  mgrt_context* bad = nullptr;
+  const mgrt_status badSt = mgrt_context_create(&opts, &bad);
+  const std::string badMessage = mgrt_last_error();
+  unsetenv("MGRT_DISABLE_FEATURES");
+  REQUIRE(st == MGRT_OK);
+  CHECK((mgrt_context_features(ctx) & (MGRT_FEATURE_STORAGE16 | MGRT_FEATURE_ATOMIC_FLOAT32_ADD)) == 0);
+  CHECK(runWiden(ctx) == "portable");
+  mgrt_context_destroy(ctx);
+  CHECK(badSt == MGRT_INVALID_ARGUMENT);
+  CHECK(bad == nullptr);
+  CHECK(badMessage.find("unknown feature 'Atomics'") != std::string::npos);
+  CHECK(badMessage.find("AtomicFloat32Add") != std::string::npos);
 }
 
 TEST_CASE("variant choice follows features, subgroup size and workgroup memory", "[variants]") {
