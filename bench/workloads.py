@@ -254,16 +254,37 @@ def bench_torch(r, prepared, work, do_compile, steps, precision="fp32"):
     return r
 
 
-def table(rows, device, commit, precision="fp32"):
+def launch_probe(n=20000):
+    """Microseconds per tiny eager op (an in-place add on a 64x64 tensor),
+    the best of 3 rounds: PyTorch's eager times follow the host CPU's
+    launch speed, which varies between GPU machines (2026-12-06: ~10 µs on
+    a host where eager ResNet-50 ran 1.5x slower than in earlier sittings)."""
+    x = torch.zeros(64, 64, device=DEV)
+    best = 1e30
+    for _ in range(3):
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            x.add_(1)
+        sync()
+        best = min(best, (time.perf_counter() - t0) / n * 1e6)
+    return best
+
+
+def table(rows, device, commit, precision="fp32", launch_us=None):
     mode = ("strict fp32 (TF32 off)" if precision == "fp32" else
             "accelerated mode: mgc --precision %s vs PyTorch autocast %s; error vs PyTorch fp32" % (precision, precision))
     lines = ["Device: %s; commit %s; %s; PyTorch %s, %s; medians; "
              "ratios are mgc wall / PyTorch from this run (< 1: mgc faster)." % (
-                 device, commit, time.strftime("%Y-%m-%d"), torch.__version__, mode), "",
-             "| workload | params | fwd: PyTorch eager | torch.compile | mgc GPU / wall | **mgc / best PyTorch** | "
-             "train step: PyTorch eager | mgc GPU / wall | **mgc / PyTorch** | mgc compile (fwd / train) | "
-             "dispatches (fwd / train) | max rel err |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                 device, commit, time.strftime("%Y-%m-%d"), torch.__version__, mode)]
+    if launch_us is not None:
+        lines.append("PyTorch eager launch: %.1f µs per tiny op (bench/workloads.py launch_probe: the host's "
+                     "speed, which PyTorch's eager times follow; compare it between sittings)." % launch_us)
+    lines += ["",
+              "| workload | params | fwd: PyTorch eager | torch.compile | mgc GPU / wall | **mgc / best PyTorch** | "
+              "train step: PyTorch eager | mgc GPU / wall | **mgc / PyTorch** | mgc compile (fwd / train) | "
+              "dispatches (fwd / train) | max rel err |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
             lines.append("| %s | | %s |" % (r["desc"], r["error"]))
@@ -321,6 +342,8 @@ def main():
         except Exception as e:  # one failure must not hide the other workloads
             rows.append({"workload": name, "desc": WORKLOADS[name][4], "error": str(e)[:300]})
         print(name, "mgc %.0f s" % (time.time() - t0), json.dumps(rows[-1]), flush=True)
+    launch_us = launch_probe(200 if QUICK else 20000)
+    print("PyTorch eager launch: %.1f us per tiny op" % launch_us, flush=True)
     for i, name in enumerate(names):
         if name not in prepared:
             continue
@@ -334,7 +357,7 @@ def main():
             json.dump(rows, f, indent=1)
     with open(os.path.join(args.out, "workloads%s.md" % suffix), "w") as f:
         f.write(table(rows, torch.cuda.get_device_name() if DEV == "cuda" else "CPU (PyTorch) + default Vulkan device",
-                      args.commit, args.precision))
+                      args.commit, args.precision, launch_us))
     print(open(os.path.join(args.out, "workloads%s.md" % suffix)).read())
 
 
