@@ -14,8 +14,8 @@
 // split into slices of p[18] (a multiple of 16) that run as separate
 // workgroups and add their tile into `out` with a float atomic add
 // (atomic_add.glsl: native in the `atomicf` variant, compare-and-swap in
-// the portable build); kernels/lower_grad.cpp zeroes `out` first. The sum order
-// across slices is then not fixed (last-bit differences between runs); with
+// the portable build); kernels/lower_grad.cpp zeroes `out` first. The sum
+// order across slices is then not fixed (last-bit differences between runs); with
 // one slice every element is written once, deterministically.
 //
 // Grid: (column tiles, row tiles, groups * slices), each clamped to 65535;

@@ -3,10 +3,11 @@
 // tiles to fill a big GPU (late layers: 7x7 or 14x14 pixels, many input
 // channels). Each workgroup computes one 64x64 tile over one K slice and
 // adds it into `out` with a float atomic add (atomic_add.glsl: native in
-// the `atomicf` variant, compare-and-swap in the portable build). kernels/lower_conv.cpp brackets it with
-// conv2d_finish: mode 0 zeroes `out` before, mode 1 adds the bias and runs
-// the fused epilogue after. The sum order across slices is not fixed:
-// results may differ in the last bits from run to run.
+// the `atomicf` variant, compare-and-swap in the portable build).
+// kernels/lower_conv.cpp brackets it with conv2d_finish: mode 0 zeroes
+// `out` before, mode 1 adds the bias and runs the fused epilogue after. The
+// sum order across slices is not fixed: results may differ in the last
+// bits from run to run.
 //
 // Grid: (pixel tiles, channel tiles, groups * slices), each clamped to
 // 65535; workgroups loop over the rest.

@@ -10,7 +10,8 @@
 // Variants: `coopnv` on cooperative matrices (matmul_coop.glsl with
 // SPLIT_K, matmul_f16.comp's 64x64 tiles of 4 subgroups), `coopnv_atomicf`
 // the same with native float atomic adds (atomic_add.glsl), `atomicf` the
-// portable core with them; the portable build is matmul_splitk.comp's core with fp16 rounding.
+// portable core with them; the portable build is matmul_splitk.comp's
+// core with fp16 rounding.
 // Grid, bindings and params: matmul_splitk.comp's.
 #version 450
 // mgc-variant: coopnv_atomicf features=CooperativeMatrixNV,Float16,Subgroup,AtomicFloat32Add defines=MGC_COOP,MGC_ATOMIC_FLOAT env=vulkan1.1 msl=none subgroup=32 coop=16x16x16

@@ -212,8 +212,8 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   // data alone): a node's dispatches run one after another, the first one
   // level after the latest producer of its inputs (an early output's
   // initializing pass a level before that); alias ops run nowhere. Two
-  // values whose step lifetimes do not overlap may share bytes, but then the later writer waits for the
-  // earlier value's readers (a barrier), even where the data would let both
+  // values whose step lifetimes do not overlap may share bytes, but then
+  // the later writer waits for the earlier value's readers (a barrier), even where the data would let both
   // run between the same two barriers. Sharing also between values whose
   // level lifetimes do not overlap adds no such wait; it is planned both
   // ways and the level-aware plan is taken unless it needs much more memory.
@@ -227,13 +227,12 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
     int l = 0;
     for (ValueId v : n.inputs)
       if (v >= 0) l = std::max(l, valueLevel[size_t(v)]);
-    int span = 0;  // levels after the inputs' last one
-    if (!in.isAlias[size_t(s)]) {
-      const int dispatches = size_t(s) < in.dispatches.size() ? std::max(in.dispatches[size_t(s)], 1) : 1;
-      span = early(s) ? dispatches - 1 : dispatches;
-    }
-    level[size_t(s)] = early(s) ? l : l + std::min(span, 1);
-    levelEnd[size_t(s)] = l + span;
+    const bool alias = in.isAlias[size_t(s)];
+    const int dispatches =
+        alias ? 0 : size_t(s) < in.dispatches.size() ? std::max(in.dispatches[size_t(s)], 1) : 1;
+    // An early output's initializing pass runs beside the inputs' producers.
+    level[size_t(s)] = alias || early(s) ? l : l + 1;
+    levelEnd[size_t(s)] = l + (early(s) ? dispatches - 1 : dispatches);
     maxLevel = std::max(maxLevel, levelEnd[size_t(s)]);
     for (ValueId v : n.outputs) valueLevel[size_t(v)] = levelEnd[size_t(s)];
   }
