@@ -76,8 +76,8 @@ bool readsWhereItWrites(const std::vector<DispatchPlan>& plans) {
 }
 
 bool initializesOutputFirst(const std::vector<DispatchPlan>& plans) {
-  return plans.size() >= 2 && plans[0].kernel == "conv2d_finish" && plans[0].params.size() > 4 &&
-         plans[0].params[4] == 0;
+  return plans.size() >= 2 && plans[0].kernel == "conv2d_finish" && plans[0].params.size() > kern::kFinishModeWord &&
+         plans[0].params[kern::kFinishModeWord] == 0;
 }
 
 std::vector<DispatchPlan> lowerNode(const Graph& g, const Node& n) {

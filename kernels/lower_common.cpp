@@ -27,11 +27,34 @@ uint32_t i32(const Node& n, int64_t v, const char* what) {
   return uint32_t(int32_t(v));
 }
 
-bool finishIsIdle(const DispatchPlan& finish) {
-  const uint32_t steps = finish.params.at(5);
-  for (uint32_t s = 0; s < steps; ++s)
-    if (finish.params.at(7 + 3 * s) != uint32_t(EpilogueStep::Add)) return false;
-  return true;
+bool hasEpilogueTail(const Node& n) {
+  const Epilogue e = readEpilogue(n);
+  return std::find_if(e.steps.begin(), e.steps.end(), [](EpilogueStep s) { return s != EpilogueStep::Add; }) !=
+         e.steps.end();
+}
+
+DispatchPlan splitKInit(const Graph& g, const Node& n, int64_t size, int64_t channels, int64_t pixels, ValueId bias,
+                        ValueId early, int64_t counters) {
+  DispatchPlan d = makePlan(n, "conv2d_finish");
+  d.params = {u32(n, size, "output size"), u32(n, channels, "channels"), u32(n, pixels, "pixels"),
+              bias != kNoValue ? 1u : 0u, 0};
+  d.bindings = {bias != kNoValue ? bias : early, n.outputs[0]};
+  appendEpilogue(g, n, d, early);
+  d.params.push_back(u32(n, counters, "tile count"));  // p[25]
+  d.bindings.insert(d.bindings.end() - 1, counters > 0 ? kScratch : n.outputs[0]);
+  d.numWritten = 2;
+  d.scratchBytes = uint64_t(counters) * 4;
+  setItemGrid(d, n, uint64_t(std::max(size, counters)));
+  return d;
+}
+
+DispatchPlan splitKFinish(const DispatchPlan& init) {
+  DispatchPlan d = init;
+  d.params[kFinishModeWord] = 1;
+  d.params[25] = 0;
+  d.bindings[d.bindings.size() - 2] = d.bindings.back();
+  d.scratchBytes = 0;
+  return d;
 }
 
 KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K) {

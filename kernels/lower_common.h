@@ -37,13 +37,30 @@ struct KSlices {
   int64_t sliceK;     // k values per slice (a multiple of 16 when split)
 };
 KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K);
-// A split-K product's finishing conv2d_finish pass (mode 1) applies the
-// epilogue steps (p[5] of them, codes at p[7 + 3 s]) after its leading
-// adds, which the zeroing pass applied with the bias (both linear); with no
-// such step it would store the sum onto itself and the lowerings leave it
-// out (SmolLM2-135M's forward: 150 dispatches; a conv with a bias or a
+// Does the node's fused epilogue have steps after its leading adds? A
+// split-K product's initializing pass applies the bias and those adds
+// (linear: the slices then add into them); the rest (an activation) needs
+// the whole sum: a finishing pass, or the tile's last slice
+// (splitk_finish.glsl). Without such steps the split needs neither
+// (SmolLM2-135M's forward: 150 dispatches fewer; a conv with a bias or a
 // residual add and no activation).
-bool finishIsIdle(const DispatchPlan& finish);
+bool hasEpilogueTail(const Node& n);
+// conv2d_finish's mode word: 0 initializes a split-K output (before the
+// slices), 1 applies the rest of its epilogue (after them).
+constexpr size_t kFinishModeWord = 4;
+// A split-K product's initializing pass (conv2d_finish, mode 0) over its
+// output of `size` elements, `channels` channels of `pixels` each (a
+// matmul: N columns of 1): the bias (`bias`, or none: kNoValue) plus the
+// epilogue's leading adds; it also zeroes `counters` words of the node's
+// scratch (the arrival counters of a product that applies the rest of its
+// epilogue itself). Unread bindings go to `early`, an operand whose
+// producer ran long before (a weight): the pass need not wait for the
+// product's activation input, and may run a level early.
+DispatchPlan splitKInit(const Graph& g, const Node& n, int64_t size, int64_t channels, int64_t pixels, ValueId bias,
+                        ValueId early, int64_t counters);
+// The pass after the slices (mode 1) applying the rest of the epilogue,
+// from the initializing pass (counters none).
+DispatchPlan splitKFinish(const DispatchPlan& init);
 
 // Grids of fewer 64x64 tiles than this (and not split across workgroups)
 // run on the sliced 64x64 core (matmul_sliced, conv2d_sliced: two groups

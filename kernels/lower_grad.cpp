@@ -64,15 +64,10 @@ std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n) {
   d.groups[2] = clamp(groups * slices);
   if (slices < 2) return {d};
   // The slices add into the output: zero it first (conv2d_finish, mode 0).
-  DispatchPlan zero = makePlan(n, "conv2d_finish");
-  zero.params = {u32(n, numel(out), "output size"), 1, 1, 0, 0};
   // Its (unread) operands bound to the input the backward pass has long
   // had, w or x, not dy: the zeroing pass need not wait for dy's producer.
   const ValueId early = wantInput ? n.inputs[1] : n.inputs[0];
-  zero.bindings = {early, n.outputs[0]};
-  appendEpilogue(g, n, zero, early);
-  setItemGrid(zero, n, uint64_t(numel(out)));
-  return {zero, d};
+  return {splitKInit(g, n, numel(out), 1, 1, kNoValue, early, 0), d};
 }
 
 std::vector<DispatchPlan> lowerPoolGrad(const Graph& g, const Node& n) {

@@ -58,16 +58,10 @@ bool vec4Rows(const MatMulLayout& layout, int64_t M, int64_t N, int64_t K) {
 std::vector<DispatchPlan> splitOver(const Graph& g, const Node& n, const DispatchPlan& d, KSlices ks,
                                     const char* kernel) {
   if (ks.count < 2) return {d};
-  const uint32_t size = d.params[0] * d.params[1] * d.params[3];  // M N batches (checked to fit by lowerMatMul)
-  DispatchPlan zero = makePlan(n, "conv2d_finish");
-  zero.params = {size, d.params[1], 1, 0, 0};
-  // Absent operands bound to B (a weight, mostly), not to A: the zeroing
-  // pass then need not wait for A's producer.
-  zero.bindings = {n.inputs[1], n.outputs[0]};
-  appendEpilogue(g, n, zero, n.inputs[1]);
-  setItemGrid(zero, n, size);
-  DispatchPlan finish = zero;
-  finish.params[4] = 1;
+  const int64_t size = int64_t(d.params[0]) * d.params[1] * d.params[3];  // M N batches
+  // Unread operands bound to B (a weight, mostly), not to A: the
+  // initializing pass then need not wait for A's producer.
+  DispatchPlan init = splitKInit(g, n, size, d.params[1], 1, kNoValue, n.inputs[1], 0);
   DispatchPlan split = makePlan(n, kernel);
   split.params = d.params;  // same layout (the epilogue words unused)
   split.params.push_back(uint32_t(ks.count));   // p[37]
@@ -75,8 +69,8 @@ std::vector<DispatchPlan> splitOver(const Graph& g, const Node& n, const Dispatc
   split.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
   std::copy(d.groups, d.groups + 2, split.groups);
   split.groups[2] = uint32_t(std::min<int64_t>(int64_t(d.params[3]) * ks.count, kMaxGroups));
-  if (finishIsIdle(finish)) return {zero, split};
-  return {zero, split, finish};
+  if (!hasEpilogueTail(n)) return {init, split};
+  return {init, split, splitKFinish(init)};
 }
 
 std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
