@@ -178,7 +178,6 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     mpi.elementwise.push_back(false);
     mpi.earlyOutput.push_back(false);
     mpi.dispatches.push_back(0);
-    mpi.scratchBytes.push_back(0);
     if (alias) continue;
     try {
       plans[k] = lowerNode(g, n);
@@ -188,7 +187,6 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     mpi.elementwise.back() = readsWhereItWrites(plans[k]);
     mpi.earlyOutput.back() = initializesOutputFirst(plans[k]);
     mpi.dispatches.back() = int(plans[k].size());
-    for (const DispatchPlan& p : plans[k]) mpi.scratchBytes.back() = std::max(mpi.scratchBytes.back(), p.scratchBytes);
   }
   // Memory plan first: it decides which updates are written in place.
   const auto tPlan = Clock::now();
@@ -257,13 +255,12 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
   mgb::EntryPointEntry entry;
   entry.name = name;
   std::vector<DispatchAccess> access;
-  auto rangeOf = [&](ValueId v, const std::string& node, size_t step) {
-    const TensorSlot& s = v == kScratch ? mem.scratch.at(step) : mem.slots[size_t(v)];
-    if (v == kScratch && s.arena < 0) throw Error(source_ + ": node '" + node + "': binds scratch it was not given");
+  auto rangeOf = [&](ValueId v, const std::string& node) {
+    const TensorSlot& s = mem.slots[size_t(v)];
     if (s.arena < 0) throw Error(source_ + ": node '" + node + "': tensor '" + g.value(v).name + "' has no storage");
     return mgb::RangeEntry{uint32_t(s.arena), s.offset, s.size};
   };
-  auto emit = [&](const DispatchPlan& p, size_t step) {
+  auto emit = [&](const DispatchPlan& p) {
     mgb::DispatchEntry d;
     d.kernel = kernelIndex(p);
     d.params = p.params;
@@ -275,7 +272,7 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     d.bytes = p.bytes;
     DispatchAccess acc;
     for (size_t b = 0; b < p.bindings.size(); ++b) {
-      mgb::RangeEntry r = rangeOf(p.bindings[b], p.node, step);
+      mgb::RangeEntry r = rangeOf(p.bindings[b], p.node);
       ByteRange br{int(r.arena), r.offset, r.size};
       // A kernel may view a tensor as vec4s (qmatvec.comp): the binding
       // covers its last partial vec4. Tensors start 256-aligned in arenas
@@ -289,8 +286,8 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
     entry.dispatches.push_back(std::move(d));
   };
   for (size_t k = 0; k < g.nodes.size(); ++k)
-    for (const DispatchPlan& p : plans[k]) emit(p, k);
-  for (const DispatchPlan& p : updates) emit(p, SIZE_MAX);
+    for (const DispatchPlan& p : plans[k]) emit(p);
+  for (const DispatchPlan& p : updates) emit(p);
   // Independent dispatches move together so they share barriers (safe on
   // the planned byte ranges: passes/plan/schedule.h).
   std::vector<size_t> order = orderByLevel(access);
@@ -306,7 +303,7 @@ void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::
   auto addTensor = [&](ValueId v) {
     const Value& val = g.value(v);
     if (val.isState) return state_.at(val.name).tensor;
-    mgb::RangeEntry r = rangeOf(v, "<io>", SIZE_MAX);
+    mgb::RangeEntry r = rangeOf(v, "<io>");
     spec_.tensors.push_back(tensorEntry(val, r.arena, r.offset, r.size));
     return uint32_t(spec_.tensors.size() - 1);
   };

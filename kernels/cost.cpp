@@ -91,7 +91,7 @@ void estimateCost(const Graph& g, const Node& n, DispatchPlan& d) {
   std::set<ValueId> seen;  // a tensor bound twice is moved once
   uint64_t bytes = 0;
   for (ValueId v : d.bindings)
-    if (v >= 0 && seen.insert(v).second)  // not absent, not the node's scratch
+    if (v != kNoValue && seen.insert(v).second)
       bytes += mul(count(g.type(v).numel()), deviceElementSize(g.type(v).dtype));
   d.bytes = bytes;
   d.shape = outType(g, n).str();

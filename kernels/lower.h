@@ -9,19 +9,10 @@
 
 namespace mgc {
 
-// A binding to the node's scratch (DispatchPlan::scratchBytes) rather than
-// to one of its values.
-constexpr ValueId kScratch = -2;
-
 struct DispatchPlan {
   std::string kernel;               // library kernel name (kernels/src/<name>.comp)
   std::vector<uint32_t> params;     // parameter block (binding 0)
-  std::vector<ValueId> bindings;    // whole tensors for bindings 1..n, in order (or kScratch)
-  // Bytes of the node's scratch this dispatch binds (as kScratch): memory
-  // the plan gives the node for the span of its dispatches only, holding
-  // nothing on entry (split-K's arrival counters, which the node's first
-  // pass zeroes). The node's scratch is the largest over its dispatches.
-  uint64_t scratchBytes = 0;
+  std::vector<ValueId> bindings;    // whole tensors for bindings 1..n, in order
   uint32_t groups[3] = {1, 1, 1};
   // > 0: one invocation per item; the runtime derives the grid from the
   // chosen kernel variant's local size (`groups` is the portable one's).

@@ -34,26 +34,19 @@ bool hasEpilogueTail(const Node& n) {
 }
 
 DispatchPlan splitKInit(const Graph& g, const Node& n, int64_t size, int64_t channels, int64_t pixels, ValueId bias,
-                        ValueId early, int64_t counters) {
+                        ValueId early) {
   DispatchPlan d = makePlan(n, "conv2d_finish");
   d.params = {u32(n, size, "output size"), u32(n, channels, "channels"), u32(n, pixels, "pixels"),
               bias != kNoValue ? 1u : 0u, 0};
   d.bindings = {bias != kNoValue ? bias : early, n.outputs[0]};
   appendEpilogue(g, n, d, early);
-  d.params.push_back(u32(n, counters, "tile count"));  // p[25]
-  d.bindings.insert(d.bindings.end() - 1, counters > 0 ? kScratch : n.outputs[0]);
-  d.numWritten = 2;
-  d.scratchBytes = uint64_t(counters) * 4;
-  setItemGrid(d, n, uint64_t(std::max(size, counters)));
+  setItemGrid(d, n, uint64_t(size));
   return d;
 }
 
 DispatchPlan splitKFinish(const DispatchPlan& init) {
   DispatchPlan d = init;
   d.params[kFinishModeWord] = 1;
-  d.params[25] = 0;
-  d.bindings[d.bindings.size() - 2] = d.bindings.back();
-  d.scratchBytes = 0;
   return d;
 }
 

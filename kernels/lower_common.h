@@ -40,8 +40,7 @@ KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K);
 // Does the node's fused epilogue have steps after its leading adds? A
 // split-K product's initializing pass applies the bias and those adds
 // (linear: the slices then add into them); the rest (an activation) needs
-// the whole sum: a finishing pass, or the tile's last slice
-// (splitk_finish.glsl). Without such steps the split needs neither
+// the whole sum: a finishing pass. Without such steps the split needs none
 // (SmolLM2-135M's forward: 150 dispatches fewer; a conv with a bias or a
 // residual add and no activation).
 bool hasEpilogueTail(const Node& n);
@@ -51,15 +50,13 @@ constexpr size_t kFinishModeWord = 4;
 // A split-K product's initializing pass (conv2d_finish, mode 0) over its
 // output of `size` elements, `channels` channels of `pixels` each (a
 // matmul: N columns of 1): the bias (`bias`, or none: kNoValue) plus the
-// epilogue's leading adds; it also zeroes `counters` words of the node's
-// scratch (the arrival counters of a product that applies the rest of its
-// epilogue itself). Unread bindings go to `early`, an operand whose
+// epilogue's leading adds. Unread bindings go to `early`, an operand whose
 // producer ran long before (a weight): the pass need not wait for the
 // product's activation input, and may run a level early.
 DispatchPlan splitKInit(const Graph& g, const Node& n, int64_t size, int64_t channels, int64_t pixels, ValueId bias,
-                        ValueId early, int64_t counters);
+                        ValueId early);
 // The pass after the slices (mode 1) applying the rest of the epilogue,
-// from the initializing pass (counters none).
+// from the initializing pass.
 DispatchPlan splitKFinish(const DispatchPlan& init);
 
 // Grids of fewer 64x64 tiles than this (and not split across workgroups)

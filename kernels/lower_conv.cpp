@@ -62,24 +62,19 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
     return {d};
   }
   const int64_t slices = ks.count, sliceK = ks.sliceK;
-  // Bias and leading adds first; the rest of the epilogue (an activation)
-  // by each tile's last slice, counted in at the node's scratch.
+  // Absent operands bound to the bias (else w), not to x: the initializing
+  // pass then waits for nothing x's producer writes and may run beside it.
+  DispatchPlan init = splitKInit(g, n, numel(y), w[0], y[2] * y[3], hasBias ? n.inputs[2] : kNoValue,
+                                 hasBias ? n.inputs[2] : n.inputs[1]);
   DispatchPlan split = makePlan(n, "conv2d_splitk");
   split.params.assign(d.params.begin(), d.params.begin() + 17);
   split.params.push_back(uint32_t(slices));
   split.params.push_back(uint32_t(sliceK));
   split.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
-  const ValueId early = hasBias ? n.inputs[2] : n.inputs[1];
-  appendEpilogue(g, n, split, n.inputs[1]);
-  const bool finishHere = hasEpilogueTail(n);
-  const int64_t counters = finishHere ? gemmTiles : 0;
-  split.params.insert(split.params.begin() + 19, finishHere ? 1u : 0u);  // p[19], before the epilogue
-  split.bindings.insert(split.bindings.end() - 1, finishHere ? kScratch : n.outputs[0]);
-  split.numWritten = 2;
-  split.scratchBytes = uint64_t(counters) * 4;
   std::copy(d.groups, d.groups + 2, split.groups);
   split.groups[2] = clamp(groups * slices);
-  return {splitKInit(g, n, numel(y), w[0], y[2] * y[3], hasBias ? n.inputs[2] : kNoValue, early, counters), split};
+  if (!hasEpilogueTail(n)) return {init, split};
+  return {init, split, splitKFinish(init)};
 }
 
 std::vector<DispatchPlan> lowerPool(const Graph& g, const Node& n) {

@@ -67,7 +67,7 @@ std::vector<DispatchPlan> lowerConvGrad(const Graph& g, const Node& n) {
   // Its (unread) operands bound to the input the backward pass has long
   // had, w or x, not dy: the zeroing pass need not wait for dy's producer.
   const ValueId early = wantInput ? n.inputs[1] : n.inputs[0];
-  return {splitKInit(g, n, numel(out), 1, 1, kNoValue, early, 0), d};
+  return {splitKInit(g, n, numel(out), 1, 1, kNoValue, early), d};
 }
 
 std::vector<DispatchPlan> lowerPoolGrad(const Graph& g, const Node& n) {

@@ -61,7 +61,7 @@ std::vector<DispatchPlan> splitOver(const Graph& g, const Node& n, const Dispatc
   const int64_t size = int64_t(d.params[0]) * d.params[1] * d.params[3];  // M N batches
   // Unread operands bound to B (a weight, mostly), not to A: the
   // initializing pass then need not wait for A's producer.
-  DispatchPlan init = splitKInit(g, n, size, d.params[1], 1, kNoValue, n.inputs[1], 0);
+  DispatchPlan init = splitKInit(g, n, size, d.params[1], 1, kNoValue, n.inputs[1]);
   DispatchPlan split = makePlan(n, kernel);
   split.params = d.params;  // same layout (the epilogue words unused)
   split.params.push_back(uint32_t(ks.count));   // p[37]

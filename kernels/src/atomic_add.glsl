@@ -1,31 +1,19 @@
-// The split-K kernels' output (binding ATOMIC_OUT_BINDING, 3 unless the
-// includer defines it; f32) and a float add into it: `atomicAddFloat(o, v)`
-// adds v to element o, `loadFloat(o)` / `storeFloat(o, v)` read and write
-// it. Included by matmul_splitk.glsl, conv2d_splitk.comp,
-// conv2d_grad_gemm.comp and matmul_coop.glsl (split-K).
+// The split-K kernels' output (binding 3, f32) and a float add into it:
+// `atomicAddFloat(o, v)` adds v to element o, `storeFloat(o, v)` writes it.
+// Included by matmul_splitk.glsl, conv2d_splitk.comp, conv2d_grad_gemm.comp
+// and matmul_coop.glsl (split-K).
 //
 // MGC_ATOMIC_FLOAT (the `atomicf` variants, feature AtomicFloat32Add:
 // VK_EXT_shader_atomic_float): one native atomicAdd, which the GPU performs
 // at the L2 without returning the old value. Portable builds: core GLSL 450,
-// a compare-and-swap loop on the float's bits. With SPLITK_FINISH defined
-// (splitk_finish.glsl) the buffer is coherent: the workgroup that finishes
-// a tile reads the sums the others added, not a stale cached copy.
-#ifndef ATOMIC_OUT_BINDING
-#define ATOMIC_OUT_BINDING 3
-#endif
-#ifdef SPLITK_FINISH
-#define ATOMIC_OUT_QUALIFIER coherent
-#else
-#define ATOMIC_OUT_QUALIFIER
-#endif
+// a compare-and-swap loop on the float's bits.
 #ifdef MGC_ATOMIC_FLOAT
 #extension GL_EXT_shader_atomic_float : require
-layout(std430, set = 0, binding = ATOMIC_OUT_BINDING) ATOMIC_OUT_QUALIFIER buffer Out { float outSum[]; };
+layout(std430, set = 0, binding = 3) buffer Out { float outSum[]; };
 void atomicAddFloat(uint o, float v) { atomicAdd(outSum[o], v); }
-float loadFloat(uint o) { return outSum[o]; }
 void storeFloat(uint o, float v) { outSum[o] = v; }
 #else
-layout(std430, set = 0, binding = ATOMIC_OUT_BINDING) ATOMIC_OUT_QUALIFIER buffer Out { uint outBits[]; };
+layout(std430, set = 0, binding = 3) buffer Out { uint outBits[]; };
 void atomicAddFloat(uint o, float v) {
   uint seen = outBits[o];
   for (;;) {
@@ -34,6 +22,5 @@ void atomicAddFloat(uint o, float v) {
     seen = prev;
   }
 }
-float loadFloat(uint o) { return uintBitsToFloat(outBits[o]); }
 void storeFloat(uint o, float v) { outBits[o] = floatBitsToUint(v); }
 #endif

@@ -6,22 +6,17 @@
 // place, once the sum is whole (kernels/lower_common.h hasEpilogueTail: none
 // left, no mode 1 pass). Row-vector epilogue operands (matmul's) are
 // indexed by the channel, (o / p[2]) % p[1]: the column for a matmul.
-// Mode 0 also zeroes the first p[25] words of binding 4: the arrival
-// counters of a split-K product that applies the rest of its epilogue
-// itself (splitk_finish.glsl), which then needs no mode 1 pass.
-// One invocation per element (common.glsl grid), or per counter if more.
+// One invocation per element (common.glsl grid).
 // Bindings: 1 = bias (the weight again when absent), 2, 3 = epilogue
-// operands (x again when absent), 4 = counters (the node's scratch; out
-// again without), 5 = out.
+// operands (x again when absent), 4 = out.
 // Params: p[0] count, p[1] M, p[2] OH*OW, p[3] hasBias, p[4] mode,
-// p[5..24] fused epilogue (epilogue.glsl), p[25] counters.
+// p[5..24] fused epilogue (epilogue.glsl).
 #version 450
 layout(local_size_x = 256) in;
 #include "common.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer Counters { uint counters[]; };
-layout(std430, set = 0, binding = 5) buffer Out { float outv[]; };
+layout(std430, set = 0, binding = 4) buffer Out { float outv[]; };
 #define EPI_BASE 5
 #define EPI_BINDING0 2
 #define EPI_BINDING1 3
@@ -43,7 +38,6 @@ uint param(uint k) {
 
 void main() {
   uint o = linearInvocation();
-  if (param(4) == 0u && o < p[25]) counters[o] = 0u;
   if (o >= param(0)) return;
   uint channel = (o / param(2)) % param(1), head = epilogueAddHead();
   if (param(4) == 0u) {

@@ -4,21 +4,16 @@
 // channels). Each workgroup computes one 64x64 tile over one K slice and
 // adds it into `out` with a float atomic add (atomic_add.glsl: native in
 // the `atomicf` variant, compare-and-swap in the portable build).
-// kernels/lower_conv.cpp runs conv2d_finish (mode 0) before it, which
-// starts `out` at the bias plus the epilogue's leading adds; with p[19] set
-// the tile's last slice to arrive applies the rest of the fused epilogue
-// (an activation: splitk_finish.glsl). The sum order across slices is not
-// fixed: results may differ in the last bits from run to run.
+// kernels/lower_conv.cpp brackets it with conv2d_finish: mode 0 zeroes
+// `out` before, mode 1 adds the bias and runs the fused epilogue after. The
+// sum order across slices is not fixed: results may differ in the last
+// bits from run to run.
 //
 // Grid: (pixel tiles, channel tiles, groups * slices), each clamped to
 // 65535; workgroups loop over the rest.
-// Bindings: 1 = x, 2 = w, 3, 4 = epilogue operands, 5 = the tiles' arrival
-// counters (the node's scratch; `out` again without p[19]), 6 = out (f32,
-// read-modify-write).
+// Bindings: 1 = x, 2 = w, 3 = out (f32 bits, read-modify-write).
 // Params: p[0..16] as conv_params.glsl (p[16] hasBias is conv2d_finish's
-// business), p[17] slices, p[18] K per slice (a multiple of 16), p[19] 1:
-// finish the epilogue here (counters: groups * channel tiles * pixel
-// tiles), p[20..39] the fused epilogue (epilogue.glsl).
+// business), p[17] slices, p[18] K per slice (a multiple of 16).
 // mgc-variant: atomicf features=AtomicFloat32Add defines=MGC_ATOMIC_FLOAT msl=none
 #version 450
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -28,16 +23,7 @@ layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Wt { float w[]; };
-#define ATOMIC_OUT_BINDING 6
-#define SPLITK_FINISH
-#define SPLITK_COUNTERS_BINDING 5
-#include "atomic_add.glsl"  // binding 6: out
-#include "splitk_finish.glsl"
-#define EPI_BASE 20
-#define EPI_BINDING0 3
-#define EPI_BINDING1 4
-#include "math.glsl"
-#include "epilogue.glsl"
+#include "atomic_add.glsl"  // binding 3: out
 
 // conv_params.glsl's inputTap (that header also declares the epilogue
 // bindings this kernel has no use for).
@@ -53,7 +39,6 @@ void main() {
   uint KH = convParam(7), KW = convParam(8), taps = KH * KW, Kg = Cg * taps;
   uint OW = convParam(6), P = convParam(5) * OW, cols = convParam(0) * P, HW = convParam(2) * convParam(3);
   uint slices = convParam(17), kLen = convParam(18);
-  bool finish = p[19] != 0u;
   bool plain = taps == 1 && convParam(9) == 1 && convParam(10) == 1 && convParam(11) == 0 && convParam(12) == 0 && HW == P;
   uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
   uint tilesP = (cols + 63) / 64, tilesM = (Mg + 63) / 64;
@@ -100,17 +85,6 @@ void main() {
           for (uint j = 0; j < 4; ++j) {
             uint c = p0 + 4 * tx + j;
             if (c < cols) atomicAddFloat(((c / P) * convParam(4) + ch) * P + c % P, acc[i][j]);
-          }
-        }
-        if (!finish || !lastToArrive((g * tilesM + tm) * tilesP + tp, slices)) continue;
-        uint head = epilogueAddHead();
-        for (uint i = 0; i < 4; ++i) {
-          uint oc = m0 + 4 * ty + i;
-          if (oc >= Mg) continue;
-          uint ch = g * Mg + oc;
-          for (uint j = 0; j < 4; ++j) {
-            uint c = p0 + 4 * tx + j, o = ((c / P) * convParam(4) + ch) * P + c % P;
-            if (c < cols) storeFloat(o, epilogueRange(loadFloat(o), o, ch, head, 6u));
           }
         }
       }

@@ -32,7 +32,7 @@ struct UnionFind {
 };
 
 struct Interval {
-  int group;  // the values' storage group (root), or -1 - s for node s's scratch
+  int group;
   int begin, end;  // inclusive steps
   uint64_t size;
   uint64_t offset = 0;
@@ -270,11 +270,6 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
     }
   }
   (void)uses;
-  // Each node's scratch: live over its own step and levels.
-  const size_t valueIntervals = intervals.size();
-  for (int s = 0; s < steps && size_t(s) < in.scratchBytes.size(); ++s)
-    if (in.scratchBytes[size_t(s)] > 0)
-      intervals.push_back({-1 - s, s, s, in.scratchBytes[size_t(s)], 0, level[size_t(s)], levelEnd[size_t(s)]});
 
   // Greedy by size (largest first, ties by begin for determinism): lowest
   // offset that overlaps no placed interval live at the same time.
@@ -334,9 +329,6 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
     if (gi < 0) continue;
     plan.slots[v] = {1, intervals[size_t(gi)].offset, deviceBytes(g.values[v].type)};
   }
-  plan.scratch.assign(size_t(steps), TensorSlot{});
-  for (size_t i = valueIntervals; i < intervals.size(); ++i)
-    plan.scratch[size_t(-1 - intervals[i].group)] = {1, intervals[i].offset, intervals[i].size};
   return plan;
 }
 

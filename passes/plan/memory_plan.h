@@ -12,8 +12,7 @@
 // Levels count each node's dispatches (a split-K product: initializing
 // pass, slices, finishing pass), and a node whose first pass initializes
 // its output from constants (MemoryPlanInput::earlyOutput) writes it a
-// level early, beside its inputs' producers. A node's scratch
-// (MemoryPlanInput::scratchBytes) is an interval of its own step and levels.
+// level early, beside its inputs' producers.
 // Alias ops (Reshape, Identity) share their input's storage; an elementwise op may write in place
 // over an input that dies at that op and has the output's shape.
 // State values (Value::isState) are left unplaced (arena -1): the driver puts
@@ -68,15 +67,10 @@ struct MemoryPlanInput {
   // For every node (may be empty: one each): how many dispatches it lowers
   // to, run one after another (0 for alias ops).
   std::vector<int> dispatches;
-  // For every node (may be empty: none): bytes of scratch its dispatches
-  // bind (kernels/lower.h kScratch), live over the node's own step and
-  // levels only.
-  std::vector<uint64_t> scratchBytes;
 };
 
 struct MemoryPlan {
   std::vector<TensorSlot> slots;  // by ValueId
-  std::vector<TensorSlot> scratch;  // by node (arena -1: none)
   uint64_t weightsBytes = 0;
   uint64_t activationBytes = 0;   // arena peak
   // Bytes are shared between values whose execution-level lifetimes do not

@@ -407,7 +407,7 @@ void nnCases(Builder& b) {
   qm("f16 tiled 67x130 n65", WeightFormat::F16, {67, 130}, 65, 0);
   qm("int8 tiled bias relu", WeightFormat::Int8, {70, 96}, 66, 48, {N(F({66}))}, epi({7, 1}, {0, 0, 0, 0}));
   qm("ternary tiled 5 rows", WeightFormat::Ternary, {5, 64}, 40, 32);
-  // Few output tiles, long K: split-K (conv2d_splitk after an initializing conv2d_finish pass, lower_conv.cpp),
+  // Few output tiles, long K: split-K (conv2d_splitk between two conv2d_finish passes, lower_conv.cpp),
   // slices not a multiple of the k step, the last one shorter.
   b.add("conv split-k 3x3 bias+residual+relu", Op::Conv,
         {N(F({1, 130, 7, 7})), N(F({96, 130, 3, 3})), N(F({96})), N(F({1, 96, 7, 7}))},
@@ -416,8 +416,8 @@ void nnCases(Builder& b) {
         {{"group", int64_t(2)}});
   b.add("conv split-k 3x3 bias only", Op::Conv, {N(F({1, 130, 7, 7})), N(F({96, 130, 3, 3})), N(F({96}))},
         {{"pads", Ints{1, 1, 1, 1}}});
-  // An epilogue tail (steps after the leading adds) applied by each tile's last slice to arrive
-  // (splitk_finish.glsl): several tiles per group, a tail that reads an operand, strided convs.
+  // An epilogue tail (steps after the leading adds: the finishing pass): several tiles per group, a
+  // tail that reads an operand, strided convs.
   b.add("conv split-k 1x1 groups bias relu then residual", Op::Conv,
         {N(F({2, 1200, 5, 5})), N(F({130, 600, 1, 1})), N(F({130})), N(F({2, 130, 5, 5}))},
         [&] { Attrs a = epi({1, 7}, {0, 0, 0, 0}); a["group"] = int64_t(2); return a; }());

@@ -39,23 +39,8 @@ std::vector<uint8_t> bundleFor(const Graph& g, const std::vector<DispatchPlan>& 
   spec.arenas.push_back({kWeights, kAlign});
   std::map<ValueId, uint32_t> tensorOf;
   uint64_t offset = 0;
-  uint64_t scratchBytes = 0;  // the node's scratch, as compiler/bundle_builder.cpp gives it
-  for (const DispatchPlan& p : plans) scratchBytes = std::max(scratchBytes, p.scratchBytes);
   auto addTensor = [&](ValueId v) {
     if (tensorOf.count(v)) return tensorOf[v];
-    if (v == kScratch) {
-      mgb::TensorEntry t;
-      t.name = "scratch";
-      t.dtype = t.deviceDtype = uint8_t(DType::I32);
-      t.shape = {int64_t(scratchBytes / 4)};
-      t.arena = 1;
-      t.offset = offset;
-      t.size = scratchBytes;
-      offset += (t.size + kAlign - 1) / kAlign * kAlign;
-      tensorOf[v] = uint32_t(spec.tensors.size());
-      spec.tensors.push_back(t);
-      return tensorOf[v];
-    }
     const Value& val = g.value(v);
     mgb::TensorEntry t;
     t.name = val.name;

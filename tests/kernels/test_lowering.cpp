@@ -254,14 +254,11 @@ TEST_CASE("every op has a test case and lowers within the kernel ABI") {
       CHECK(d.node == n.name);
       CHECK(!d.params.empty());
       REQUIRE(d.bindings.size() == k->numBindings);
-      // The node's values, or its scratch when the dispatch says how much.
-      for (ValueId v : d.bindings)
-        CHECK((contains(n.inputs, v) || contains(n.outputs, v) || (v == kScratch && d.scratchBytes > 0)));
+      for (ValueId v : d.bindings) CHECK((contains(n.inputs, v) || contains(n.outputs, v)));
       REQUIRE(d.numWritten >= 1);
       REQUIRE(d.numWritten <= d.bindings.size());
       for (size_t b = d.bindings.size() - d.numWritten; b < d.bindings.size(); ++b) {
-        // a dispatch writes only its node's results (and scratch)
-        CHECK((contains(n.outputs, d.bindings[b]) || d.bindings[b] == kScratch));
+        CHECK(contains(n.outputs, d.bindings[b]));  // a dispatch writes only its node's results
         written.insert(d.bindings[b]);
       }
       for (uint32_t gc : d.groups) {
@@ -446,11 +443,9 @@ TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
     return lowerNode(g, g.nodes[0]);
   };
   // ResNet-18's 7x7 layer: 8 tiles of 64x64, K = 4608 → 16 slices of 288;
-  // a residual add, then relu, which each tile's last slice applies
-  // (arrival counters, one per tile, in the node's scratch: the
-  // initializing pass zeroes them).
+  // a residual add, then relu.
   std::vector<DispatchPlan> late = conv({1, 512, 7, 7}, {512, 512, 3, 3}, true, {EpilogueStep::Add, EpilogueStep::Relu});
-  REQUIRE(late.size() == 2);
+  REQUIRE(late.size() == 3);
   CHECK(late[0].kernel == "conv2d_finish");
   CHECK(late[0].params[4] == 0);
   CHECK(late[0].params[3] == 1);  // starts at the bias (plus the residual)
@@ -460,13 +455,8 @@ TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
   CHECK(late[1].groups[0] == 1);
   CHECK(late[1].groups[1] == 8);
   CHECK(late[1].groups[2] == 16);
-  CHECK(late[1].params[19] == 1);  // the relu here
-  CHECK(late[1].scratchBytes == 8 * 4);
-  CHECK(late[1].bindings.at(4) == kScratch);
-  CHECK(late[1].numWritten == 2);
-  CHECK(late[0].params[25] == 8);  // counters zeroed
-  CHECK(late[0].scratchBytes == 8 * 4);
-  CHECK(late[0].bindings.at(3) == kScratch);
+  CHECK(late[2].kernel == "conv2d_finish");
+  CHECK(late[2].params[4] == 1);  // the relu
   CHECK(late[0].params[0] == 512 * 49);
   // A bias and adds are linear: the zeroing pass starts the sum at them and
   // no finishing pass follows; without a bias neither.
@@ -476,8 +466,6 @@ TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
       REQUIRE(linear.size() == 2);
       CHECK(linear[0].kernel == "conv2d_finish");
       CHECK(linear[1].kernel == "conv2d_splitk");
-      CHECK(linear[1].params[19] == 0);  // nothing left to apply: no counters
-      for (const DispatchPlan& d : linear) CHECK(d.scratchBytes == 0);
     }
   // Enough tiles already (784), or a short K (216 < two slices of 128):
   // one conv2d dispatch.
@@ -597,10 +585,10 @@ TEST_CASE("dispatches carry cost estimates and the output shape for profiles") {
   ValueId cb = c.addInput("cb", {DType::F32, {512}});
   c.addNode(Op::Conv, "c", {x, w, cb}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
   std::vector<DispatchPlan> conv = lowerNode(c, c.nodes[0]);
-  REQUIRE(conv.size() == 2);  // the bias goes into the initializing pass
+  REQUIRE(conv.size() == 2);  // the bias goes into the zeroing pass: no finish
   CHECK(conv[1].flops == 2ull * 1 * 512 * 7 * 7 * 512 * 3 * 3);
   CHECK(conv[0].flops == 512ull * 49);
-  CHECK(conv[1].bytes == 4ull * (512 * 49 + 512 * 512 * 9 + 512 * 49));  // x, w, y (the bias is the first pass's)
+  CHECK(conv[1].bytes == 4ull * (512 * 49 + 512 * 512 * 9 + 512 * 49));  // x, w, y (the bias is the finish's)
   for (const DispatchPlan& d : conv) CHECK(d.shape == "f32[1,512,7,7]");
 
   // Elementwise: one op per element; a transpose only moves bytes.

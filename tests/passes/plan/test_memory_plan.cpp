@@ -362,30 +362,3 @@ TEST_CASE("an output initialized by a node's first pass gets bytes that let that
   CHECK_FALSE(overlap(early.slots[size_t(a)], early.slots[size_t(y)]));
   CHECK(barriers(early) == 3);
 }
-
-TEST_CASE("a node's scratch takes bytes of its own, live over that node's passes only") {
-  // x -> exp -> matmul(·, w) -> exp -> exp: the product lowered as split-K
-  // with arrival counters in its scratch (its initializing pass zeroes
-  // them, the slices count in): the scratch may share bytes with no value
-  // live over the product's levels, and only the product has one.
-  Graph g;
-  ValueId x = g.addInput("x", f32({64, 64}));
-  ValueId w = g.addConstant("w", HostTensor(f32({64, 64})));
-  ValueId a = node(g, Op::Exp, "a", {x});
-  ValueId y = node(g, Op::MatMul, "mm", {a, w});
-  ValueId z = node(g, Op::Exp, "z", {y});
-  ValueId q = node(g, Op::Exp, "q", {z});
-  g.outputs = {q};
-  MemoryPlanInput in = plain(g, false);
-  in.dispatches = {1, 2, 1, 1};
-  in.earlyOutput = {false, true, false, false};
-  in.scratchBytes = {0, 1000, 0, 0};
-  MemoryPlan p = planMemory(g, in);
-  REQUIRE(p.scratch.size() == g.nodes.size());
-  const TensorSlot& s = p.scratch[1];
-  CHECK(s.arena == 1);
-  CHECK(s.size == 1000);
-  for (ValueId v : {x, a, y}) CHECK_FALSE(overlap(s, p.slots[size_t(v)]));
-  CHECK(p.activationBytes >= s.offset + s.size);
-  for (size_t k : {0, 2, 3}) CHECK(p.scratch[k].arena == -1);
-}
