@@ -26,43 +26,6 @@ constexpr int64_t kMinGemmChannels = 16;
 // ResNet-50's forward 2.855 → 2.651 ms, the SD U-Net's 1.687 → 1.379.
 constexpr SplitK kConvSplitK{/*fillTiles=*/512, /*splitBelow=*/256, /*minSliceK=*/128, /*maxSlices=*/16};
 
-// 128x128 tiles of the 8x8-per-thread core (conv2d_large, conv2d_large_splitk)
-// for convs with at least 128 output channels per group and a K of at
-// least kLargeConvMinK: fewer shared-memory reads and barriers per FMA
-// than the 64x64 core. Small grids split K as kConvSplitK does, towards
-// fewer, larger workgroups.
-constexpr int64_t kLargeConvChannels = 128;
-constexpr int64_t kLargeConvMinK = 256;
-constexpr SplitK kConvLargeSplitK{/*fillTiles=*/256, /*splitBelow=*/128, /*minSliceK=*/128, /*maxSlices=*/16};
-
-namespace {
-
-// `d` (a conv2d / conv2d_large plan) with K cut into `ks` slices: `kernel`
-// (conv2d_splitk.comp's params and bindings) after the pass that starts
-// the output at the bias and the epilogue's leading adds, and before one
-// applying the rest of the epilogue (if any).
-std::vector<DispatchPlan> splitConv(const Graph& g, const Node& n, const DispatchPlan& d, KSlices ks,
-                                    const char* kernel) {
-  if (ks.count < 2) return {d};
-  const Shape &w = inType(g, n, 1).shape, &y = outType(g, n).shape;
-  const bool hasBias = d.params[16] != 0;
-  // Absent operands bound to the bias (else w), not to x: the initializing
-  // pass then waits for nothing x's producer writes and may run beside it.
-  DispatchPlan init = splitKInit(g, n, numel(y), w[0], y[2] * y[3], hasBias ? n.inputs[2] : kNoValue,
-                                 hasBias ? n.inputs[2] : n.inputs[1]);
-  DispatchPlan split = makePlan(n, kernel);
-  split.params.assign(d.params.begin(), d.params.begin() + 17);
-  split.params.push_back(uint32_t(ks.count));
-  split.params.push_back(uint32_t(ks.sliceK));
-  split.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
-  std::copy(d.groups, d.groups + 2, split.groups);
-  split.groups[2] = uint32_t(std::min<int64_t>(int64_t(d.groups[2]) * ks.count, kMaxGroups));
-  if (!hasEpilogueTail(n)) return {init, split};
-  return {init, split, splitKFinish(init)};
-}
-
-}  // namespace
-
 std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   requireFloat(g, n, "conv2d");
   const Shape &x = inType(g, n, 0).shape, &w = inType(g, n, 1).shape, &y = outType(g, n).shape;
@@ -87,23 +50,31 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   }
   // Images fold into the pixel axis: N*OH*OW columns.
   int64_t cols = x[0] * y[2] * y[3], K = w[1] * w[2] * w[3];
-  auto tiles = [](int64_t v, int64_t size) { return (v + size - 1) / size; };
+  auto tiles = [](int64_t v) { return (v + 63) / 64; };
   auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
-  if (Mg >= kLargeConvChannels && K >= kLargeConvMinK) {
-    d.kernel = "conv2d_large";
-    d.groups[0] = clamp(tiles(cols, 128));
-    d.groups[1] = clamp(tiles(Mg, 128));
-    d.groups[2] = clamp(groups);
-    return splitConv(g, n, d, splitK(kConvLargeSplitK, tiles(cols, 128) * tiles(Mg, 128) * groups, K),
-                     "conv2d_large_splitk");
-  }
-  d.groups[0] = clamp(tiles(cols, 64));
-  d.groups[1] = clamp(tiles(Mg, 64));
+  d.groups[0] = clamp(tiles(cols));
+  d.groups[1] = clamp(tiles(Mg));
   d.groups[2] = clamp(groups);
-  const int64_t gemmTiles = tiles(cols, 64) * tiles(Mg, 64) * groups;
+  const int64_t gemmTiles = tiles(cols) * tiles(Mg) * groups;
   const KSlices ks = splitK(kConvSplitK, gemmTiles, K);
-  if (ks.count < 2 && slicedGemm(gemmTiles, K)) d.kernel = "conv2d_sliced";
-  return splitConv(g, n, d, ks, "conv2d_splitk");
+  if (ks.count < 2) {
+    if (slicedGemm(gemmTiles, K)) d.kernel = "conv2d_sliced";
+    return {d};
+  }
+  const int64_t slices = ks.count, sliceK = ks.sliceK;
+  // Absent operands bound to the bias (else w), not to x: the initializing
+  // pass then waits for nothing x's producer writes and may run beside it.
+  DispatchPlan init = splitKInit(g, n, numel(y), w[0], y[2] * y[3], hasBias ? n.inputs[2] : kNoValue,
+                                 hasBias ? n.inputs[2] : n.inputs[1]);
+  DispatchPlan split = makePlan(n, "conv2d_splitk");
+  split.params.assign(d.params.begin(), d.params.begin() + 17);
+  split.params.push_back(uint32_t(slices));
+  split.params.push_back(uint32_t(sliceK));
+  split.bindings = {n.inputs[0], n.inputs[1], n.outputs[0]};
+  std::copy(d.groups, d.groups + 2, split.groups);
+  split.groups[2] = clamp(groups * slices);
+  if (!hasEpilogueTail(n)) return {init, split};
+  return {init, split, splitKFinish(init)};
 }
 
 std::vector<DispatchPlan> lowerPool(const Graph& g, const Node& n) {

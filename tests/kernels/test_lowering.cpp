@@ -442,18 +442,18 @@ TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
     g.addNode(Op::Conv, "c", ins, attrs);
     return lowerNode(g, g.nodes[0]);
   };
-  // ResNet-18's 7x7 layer: 4 tiles of 128x128 (conv2d_large's), K = 4608
-  // → 16 slices of 288; a residual add, then relu.
+  // ResNet-18's 7x7 layer: 8 tiles of 64x64, K = 4608 → 16 slices of 288;
+  // a residual add, then relu.
   std::vector<DispatchPlan> late = conv({1, 512, 7, 7}, {512, 512, 3, 3}, true, {EpilogueStep::Add, EpilogueStep::Relu});
   REQUIRE(late.size() == 3);
   CHECK(late[0].kernel == "conv2d_finish");
   CHECK(late[0].params[4] == 0);
   CHECK(late[0].params[3] == 1);  // starts at the bias (plus the residual)
-  CHECK(late[1].kernel == "conv2d_large_splitk");
+  CHECK(late[1].kernel == "conv2d_splitk");
   CHECK(late[1].params[17] == 16);
   CHECK(late[1].params[18] == 288);
   CHECK(late[1].groups[0] == 1);
-  CHECK(late[1].groups[1] == 4);
+  CHECK(late[1].groups[1] == 8);
   CHECK(late[1].groups[2] == 16);
   CHECK(late[2].kernel == "conv2d_finish");
   CHECK(late[2].params[4] == 1);  // the relu
@@ -465,36 +465,25 @@ TEST_CASE("convs with few output tiles and a long K split K over workgroups") {
       std::vector<DispatchPlan> linear = conv({1, 512, 7, 7}, {512, 512, 3, 3}, bias, steps);
       REQUIRE(linear.size() == 2);
       CHECK(linear[0].kernel == "conv2d_finish");
-      CHECK(linear[1].kernel == "conv2d_large_splitk");
+      CHECK(linear[1].kernel == "conv2d_splitk");
     }
   // Enough tiles already (784), or a short K (216 < two slices of 128):
   // one conv2d dispatch.
   CHECK(conv({4, 64, 112, 112}, {64, 64, 3, 3}).size() == 1);
   CHECK(conv({1, 24, 7, 7}, {512, 24, 3, 3}).size() == 1);
-  // Grids below 256 tiles of 64x64 split towards 512 workgroups: ResNet-50's
-  // 3x3 conv over 64 channels at 56² (196 tiles, K = 576) in 3.
-  std::vector<DispatchPlan> r56 = conv({4, 64, 56, 56}, {64, 64, 3, 3});
-  REQUIRE(r56.size() == 2);
-  CHECK(r56[1].kernel == "conv2d_splitk");
-  CHECK(r56[1].params[17] == 3);
-  // >= 128 channels: 128x128 tiles, grids below 128 of them split towards
-  // 256 workgroups: the SD U-Net's 3x3 conv over 512 channels at 32² (16
-  // tiles, K = 4608) in 16 slices, ResNet-50's over 128 channels at 28²
-  // (25 tiles, K = 1152) in 9 of 128.
+  // Grids below 256 tiles split towards 512 workgroups: the SD U-Net's 3x3
+  // conv over 512 channels at 32² (64 tiles, K = 4608) in 8 slices,
+  // ResNet-50's over 128 channels at 28² (98 tiles, K = 1152) in 6 of 192,
+  // its 56² one over 64 channels (196 tiles, K = 576) in 3.
   std::vector<DispatchPlan> mid = conv({1, 512, 32, 32}, {256, 512, 3, 3});
   REQUIRE(mid.size() == 2);
-  CHECK(mid[1].kernel == "conv2d_large_splitk");
-  CHECK(mid[1].params[17] == 16);
+  CHECK(mid[1].kernel == "conv2d_splitk");
+  CHECK(mid[1].params[17] == 8);
   std::vector<DispatchPlan> r28 = conv({4, 128, 28, 28}, {128, 128, 3, 3});
   REQUIRE(r28.size() == 2);
-  CHECK(r28[1].params[17] == 9);
-  CHECK(r28[1].params[18] == 128);
-  // Enough 128x128 tiles (196): one conv2d_large dispatch.
-  std::vector<DispatchPlan> big = conv({4, 128, 56, 56}, {256, 128, 3, 3});
-  REQUIRE(big.size() == 1);
-  CHECK(big[0].kernel == "conv2d_large");
-  CHECK(big[0].groups[0] == 98);
-  CHECK(big[0].groups[1] == 2);
+  CHECK(r28[1].params[17] == 6);
+  CHECK(r28[1].params[18] == 192);
+  CHECK(conv({4, 64, 56, 56}, {64, 64, 3, 3})[1].params[17] == 3);
 }
 
 TEST_CASE("split-K products finish with their epilogue, and only with one") {
