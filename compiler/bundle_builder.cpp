@@ -163,31 +163,35 @@ void BundleBuilder::buildKernels() {
     if (!e.empty()) throw Error(e);
 }
 
+MemoryPlanInput memoryPlanInput(const Graph& g, const std::vector<std::vector<DispatchPlan>>& plans) {
+  MemoryPlanInput in;
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& n = g.nodes[k];
+    const bool alias = isAliasOp(n);
+    const OpClass cls = opInfo(n.op).cls;
+    in.isAlias.push_back(alias);
+    in.mayRunInPlace.push_back(!alias && (cls == OpClass::Unary || cls == OpClass::Binary) &&
+                               deviceDType(g.type(n.outputs[0]).dtype) == deviceDType(g.type(n.inputs[0]).dtype));
+    in.elementwise.push_back(readsWhereItWrites(plans[k]));
+    in.earlyOutput.push_back(initializesOutputFirst(plans[k]));
+    in.dispatches.push_back(int(plans[k].size()));
+  }
+  return in;
+}
+
 void BundleBuilder::addEntryPoint(const std::string& name, const Graph& g, std::vector<PhaseTime>* phases) {
   // Lowering: node → dispatches.
   auto t0 = Clock::now();
-  MemoryPlanInput mpi;
   std::vector<std::vector<DispatchPlan>> plans(g.nodes.size());
   for (size_t k = 0; k < g.nodes.size(); ++k) {
-    const Node& n = g.nodes[k];
-    bool alias = isAliasOp(n);
-    mpi.isAlias.push_back(alias);
-    OpClass cls = opInfo(n.op).cls;
-    mpi.mayRunInPlace.push_back(!alias && (cls == OpClass::Unary || cls == OpClass::Binary) &&
-                                deviceDType(g.type(n.outputs[0]).dtype) == deviceDType(g.type(n.inputs[0]).dtype));
-    mpi.elementwise.push_back(false);
-    mpi.earlyOutput.push_back(false);
-    mpi.dispatches.push_back(0);
-    if (alias) continue;
+    if (isAliasOp(g.nodes[k])) continue;
     try {
-      plans[k] = lowerNode(g, n);
+      plans[k] = lowerNode(g, g.nodes[k]);
     } catch (const Error& e) {
       throw Error(source_ + ": " + e.what());
     }
-    mpi.elementwise.back() = readsWhereItWrites(plans[k]);
-    mpi.earlyOutput.back() = initializesOutputFirst(plans[k]);
-    mpi.dispatches.back() = int(plans[k].size());
   }
+  const MemoryPlanInput mpi = memoryPlanInput(g, plans);
   // Memory plan first: it decides which updates are written in place.
   const auto tPlan = Clock::now();
   MemoryPlan mem = planMemory(g, mpi);

@@ -27,10 +27,16 @@
 #include "compiler/phase_time.h"
 #include "compiler/report.h"
 #include "formats/bundle_writer.h"
+#include "kernels/lower.h"
 #include "kernels/registry.h"
 #include "passes/plan/memory_plan.h"
 
 namespace mgc {
+
+// The memory plan's input for `g` from its nodes' dispatches (`plans`,
+// one list per node, empty for alias ops): what BundleBuilder plans each
+// entry point's memory with.
+MemoryPlanInput memoryPlanInput(const Graph& g, const std::vector<std::vector<DispatchPlan>>& plans);
 
 struct EntryPointStats {
   std::string name;

@@ -302,23 +302,18 @@ TEST_CASE("safetensors: round trip and hostile headers", "[training][safetensors
 
 namespace {
 
-// The memory-plan input BundleBuilder derives (compiler/bundle_builder.cpp);
-// `elementwise` off reproduces the plan of before in-place updates.
+// The memory-plan input BundleBuilder derives (compiler/bundle_builder.cpp
+// memoryPlanInput); `elementwise` off reproduces the plan of before
+// in-place updates.
 MemoryPlanInput planInput(const Graph& g, bool elementwise, int* nodeDispatches) {
-  MemoryPlanInput in;
+  std::vector<std::vector<DispatchPlan>> plans(g.nodes.size());
   *nodeDispatches = 0;
-  for (const Node& n : g.nodes) {
-    const bool alias = isAliasOp(n);
-    const OpClass cls = opInfo(n.op).cls;
-    in.isAlias.push_back(alias);
-    in.mayRunInPlace.push_back(!alias && cls != OpClass::Other &&
-                               deviceDType(g.type(n.outputs[0]).dtype) == deviceDType(g.type(n.inputs[0]).dtype));
-    std::vector<DispatchPlan> plans = alias ? std::vector<DispatchPlan>{} : lowerNode(g, n);
-    *nodeDispatches += int(plans.size());
-    in.elementwise.push_back(elementwise && readsWhereItWrites(plans));
-    in.earlyOutput.push_back(initializesOutputFirst(plans));  // as compiler/bundle_builder.cpp
-    in.dispatches.push_back(int(plans.size()));
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    if (!isAliasOp(g.nodes[k])) plans[k] = lowerNode(g, g.nodes[k]);
+    *nodeDispatches += int(plans[k].size());
   }
+  MemoryPlanInput in = memoryPlanInput(g, plans);
+  if (!elementwise) in.elementwise.assign(in.elementwise.size(), false);
   return in;
 }
 
