@@ -70,7 +70,7 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
   if (kernel == "reduce") return count(inType(g, n, 0).numel());
   if (kernel == "reduce_fused") return mul(count(numel(n.ints("shape"))), eltwiseOps(n) + 1);
   if (kernel == "rotary") return mul(out, 3);
-  if (kernel.rfind("attention", 0) == 0) {  // attention, _tiled, _tiled32, _cache: q kᵀ and p v, 2 flops per multiply-add
+  if (kernel.rfind("attention", 0) == 0) {  // attention, _tiled, _tiled24, _cache: q kᵀ and p v, 2 flops per multiply-add
     const Shape k = n.op == Op::AttentionCache ? inType(g, n, 3).shape
                                                : attentionLogical(n, kAttnK, inType(g, n, 1).shape);
     const int64_t rows = outType(g, n).numel() / outType(g, n).shape.back();

@@ -1,4 +1,4 @@
-// attention_tiled.comp's body (see there), shared with attention_tiled32.comp:
+// attention_tiled.comp's body (see there), shared with attention_tiled24.comp:
 // BR query rows per workgroup (4 BR invocations), keys in blocks of BC.
 #extension GL_EXT_control_flow_attributes : require
 #ifndef BR

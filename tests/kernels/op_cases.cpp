@@ -272,7 +272,7 @@ void nnCases(Builder& b) {
         {N(F({1, 2, 1, 32})), N(F({1, 2, 300, 32})), N(F({1, 2, 300, 32})), causal(1, 300, 201)}, {{"scale", 0.18}});
   b.add("attention no mask 260 keys head 160", Op::Attention,
         {N(F({1, 2, 3, 160})), N(F({1, 2, 260, 160})), N(F({1, 2, 260, 200}))}, {{"scale", 0.08}});
-  // attention_tiled.comp (>= 32 query rows, heads of at most 64; attention_tiled32 on grids of under
+  // attention_tiled.comp (>= 32 query rows, heads of at most 64; attention_tiled24 on grids of under
   // 256 blocks of 64 rows): a partial last query block and key block, causal masks (rows hidden whole
   // in a block, the cache's hidden tail), GQA broadcast, D 60 / Dv 32, fewer keys than one block,
   // several batches (grid y), no mask.

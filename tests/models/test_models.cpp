@@ -205,12 +205,12 @@ TEST_CASE("mobilenet_v2 matches PyTorch", "[models][generated]") {
 
 TEST_CASE("attention in three exported spellings: one fused dispatch each, matches PyTorch", "[models][generated]") {
   // nn.MultiheadAttention over 70 positions and causal GQA self-attention
-  // over 40 (attention_tiled32: grids of few blocks), cross-attention of 20
+  // over 40 (attention_tiled24: grids of few blocks), cross-attention of 20
   // queries with a mask input (attention); no scores tensor, no softmax.
   nlohmann::json report = nlohmann::json::parse(runFixture("attentions", generatedFixturesDir() + "/attentions"));
   std::map<std::string, int> kernels;
   for (const auto& d : report.at("dispatches")) ++kernels[d.at("kernel").get<std::string>()];
-  CHECK(kernels["attention_tiled32"] == 2);
+  CHECK(kernels["attention_tiled24"] == 2);
   CHECK(kernels["attention"] == 1);
   CHECK(kernels.count("softmax") == 0);
 }
