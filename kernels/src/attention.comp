@@ -13,8 +13,16 @@
 //             row r of leading index b at ((b / H) * rows * H + r * H + b % H) * width)
 // Specialized copies: D, Dv and has-mask are constants (the products'
 // loops unroll).
+// Variant `subgroup` (devices with subgroup arithmetic): the workgroup's
+// max and sums by subgroup operations, 2 barriers each instead of 9
+// (rows.glsl, attention.glsl).
+// mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP env=vulkan1.1 msl=20100
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#ifdef MGC_SUBGROUP
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#endif
 layout(local_size_x = 128) in;
 #include "common.glsl"
 #include "rows.glsl"

@@ -34,6 +34,15 @@ shared vec4 laneSums[128];
 // its last nonzero weight. Its first barrier also publishes weight[].
 vec2 sumAndLast(float w, float last) {
   uint t = gl_LocalInvocationIndex;
+#ifdef MGC_SUBGROUP  // each subgroup's, then the subgroups' (rows.glsl's workgroupMax)
+  vec2 s = vec2(subgroupAdd(w), subgroupMax(last));
+  barrier();
+  if (subgroupElect()) sumLast[gl_SubgroupID] = s;
+  barrier();
+  vec2 r = sumLast[0];
+  for (uint i = 1u; i < gl_NumSubgroups; ++i) r = vec2(r.x + sumLast[i].x, max(r.y, sumLast[i].y));
+  return r;
+#endif
   barrier();
   sumLast[t] = vec2(w, last);
   barrier();

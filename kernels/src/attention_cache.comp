@@ -25,8 +25,16 @@
 //   p[0] rows (B * H * T)  p[1] T  p[2] S  p[3] D (even, <= 512)
 //   p[4] Dv (<= 512)  p[5] scale (f32 bits)  p[6] has mask (0/1)  p[7] H
 //   p[8] G = H / KV
+// Variant `subgroup` (devices with subgroup arithmetic): the workgroup's
+// max and sums by subgroup operations, 2 barriers each instead of 9
+// (rows.glsl, attention.glsl).
+// mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP env=vulkan1.1 msl=20100
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#ifdef MGC_SUBGROUP
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#endif
 layout(local_size_x = 128) in;
 #include "common.glsl"
 #include "rows.glsl"
