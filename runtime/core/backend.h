@@ -46,7 +46,12 @@ struct Timeline {};  // a counter the GPU sets when a submission finishes (Vulka
 
 enum class MemoryUse {
   DeviceLocal,  // arenas, params: fast for kernels, filled by upload/zero/copies
-  HostStaging   // host-visible, stays mapped (mapped()); source/target of copies
+  HostStaging,  // host-visible, stays mapped (mapped()); source/target of copies
+  // As HostStaging, for data the host writes and the GPU copies from
+  // (session inputs): in device memory the host can map where the device
+  // has it (the host's writes cross the bus, not the GPU's copy), else as
+  // HostStaging.
+  HostUpload
 };
 
 // One kernel's code and interface, as the bundle stores it. A backend takes
@@ -143,7 +148,7 @@ class Backend {
   // size 0 is allowed (a minimal buffer is made).
   virtual mgrt_status createBuffer(uint64_t size, MemoryUse use, const char* what, Buffer** out) = 0;
   virtual void destroyBuffer(Buffer* b) = 0;  // null is a no-op
-  virtual void* mapped(Buffer* b) = 0;        // HostStaging buffers; null otherwise
+  virtual void* mapped(Buffer* b) = 0;        // HostStaging / HostUpload buffers; null otherwise
   // Blocking; afterwards the data is visible to kernels and copies.
   virtual mgrt_status upload(const std::vector<Upload>& uploads, const char* what) = 0;
   // Blocking; sees every write of earlier submissions.

@@ -32,8 +32,10 @@ struct mgrt_session {
   mgrt_model* model = nullptr;
   mgrt::SessionPlan plan;                // inputs, outputs, staging layout, dispatches
   std::vector<mgrt::Buffer*> arenas;     // by arena index; only the session's own are set
-  mgrt::Buffer* staging = nullptr;       // inputs, then outputs; host-visible
-  uint8_t* stagingBytes = nullptr;       // its mapping
+  mgrt::Buffer* inputStaging = nullptr;   // inputs' device words: host-visible, device-local where offered
+  mgrt::Buffer* outputStaging = nullptr;  // outputs' device words: host-visible (cached where offered)
+  uint8_t* inputStagingBytes = nullptr;   // their mappings
+  uint8_t* outputStagingBytes = nullptr;
   mgrt::Recording* recording = nullptr;
   double lastGpuMs = -1.0;
   bool hasRun = false;

@@ -75,11 +75,11 @@ SessionPlan planSession(const VerifiedBundle& vb, uint32_t entry, const ParamsPl
   plan.entry = entry;
   for (uint32_t i = 1; i < b.arenas()->size(); ++i)
     if (b.arenas()->Get(i)->kind() != mgb::ArenaKind::State) plan.arenas.push_back(i);
-  // Staging holds each input's then each output's device words, 16-byte aligned.
-  uint64_t at = 0;
+  // Each staging buffer holds its inputs' (outputs') device words, 16-byte aligned.
   for (int pass = 0; pass < 2; ++pass) {
     const auto* list = pass == 0 ? e.inputs() : e.outputs();
     std::vector<TensorPlan>& ios = pass == 0 ? plan.inputs : plan.outputs;
+    uint64_t& at = pass == 0 ? plan.inputStagingSize : plan.outputStagingSize;
     if (!list) continue;
     for (uint32_t ti : *list) {
       TensorPlan p = describe(b, ti);
@@ -88,7 +88,6 @@ SessionPlan planSession(const VerifiedBundle& vb, uint32_t entry, const ParamsPl
       ios.push_back(std::move(p));
     }
   }
-  plan.stagingSize = at;
   if (!e.dispatches()) return plan;
   for (uint32_t j = 0; j < e.dispatches()->size(); ++j) {
     const mgb::Dispatch& d = *e.dispatches()->Get(j);

@@ -25,7 +25,7 @@ struct TensorPlan {
   size_t externalBytes = 0;  // numel * external element size
   uint32_t arena = 0;
   uint64_t offset = 0, size = 0;  // device range (numel * device element size)
-  uint64_t stagingOffset = 0;     // session inputs/outputs: where the device bytes sit in staging
+  uint64_t stagingOffset = 0;     // session inputs/outputs: where the device bytes sit in their staging buffer
 };
 
 // The params buffer of a model: every dispatch's params words, each at an
@@ -54,8 +54,11 @@ struct DispatchPlan {
 struct SessionPlan {
   uint32_t entry = 0;
   std::vector<uint32_t> arenas;
-  std::vector<TensorPlan> inputs, outputs;  // staging: inputs, then outputs
-  uint64_t stagingSize = 0;
+  // Staging: the inputs' device words in one buffer (the host writes it,
+  // the GPU copies from it), the outputs' in another (the GPU copies into
+  // it, the host reads it); TensorPlan::stagingOffset is into the io's own.
+  std::vector<TensorPlan> inputs, outputs;
+  uint64_t inputStagingSize = 0, outputStagingSize = 0;
   std::vector<DispatchPlan> dispatches;
 };
 

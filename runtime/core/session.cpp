@@ -1,5 +1,5 @@
 // mgrt_session_create/destroy and the input/output descriptions: plan the
-// entry point, allocate the session's arenas and staging buffer, then record
+// entry point, allocate the session's arenas and staging buffers, then record
 // the run once.
 #include <new>
 
@@ -18,7 +18,8 @@ void releaseSession(mgrt_session* s) {
   be->destroyTimeline(s->waitFor);
   for (auto& [name, b] : s->bound) be->destroyBuffer(b.buffer);
   for (Buffer* b : s->arenas) be->destroyBuffer(b);
-  be->destroyBuffer(s->staging);
+  be->destroyBuffer(s->inputStaging);
+  be->destroyBuffer(s->outputStaging);
   delete s;
 }
 
@@ -32,12 +33,12 @@ WorkList makeWork(const mgrt_session* s) {
   };
   for (const TensorPlan& io : s->plan.inputs) {
     const mgrt_session::BoundBuffer* b = boundTo(io);
-    w.inputCopies.push_back({b ? BufferSlice{b->buffer, b->offset, io.size} : BufferSlice{s->staging, io.stagingOffset, io.size},
+    w.inputCopies.push_back({b ? BufferSlice{b->buffer, b->offset, io.size} : BufferSlice{s->inputStaging, io.stagingOffset, io.size},
                              arenaBuffer(s, io.arena), io.offset});
   }
   for (const TensorPlan& io : s->plan.outputs) {
     const mgrt_session::BoundBuffer* b = boundTo(io);
-    w.outputCopies.push_back({{arenaBuffer(s, io.arena), io.offset, io.size}, b ? b->buffer : s->staging,
+    w.outputCopies.push_back({{arenaBuffer(s, io.arena), io.offset, io.size}, b ? b->buffer : s->outputStaging,
                               b ? b->offset : io.stagingOffset});
   }
   for (const DispatchPlan& d : s->plan.dispatches) {
@@ -65,8 +66,10 @@ mgrt_status buildSession(mgrt_session* s, uint32_t entryIndex) {
     clear.push_back(s->arenas[i]);
   }
   MGRT_TRY(be->zero(clear, "clearing session arenas"));
-  MGRT_TRY(be->createBuffer(s->plan.stagingSize, MemoryUse::HostStaging, "staging buffer", &s->staging));
-  s->stagingBytes = static_cast<uint8_t*>(be->mapped(s->staging));
+  MGRT_TRY(be->createBuffer(s->plan.inputStagingSize, MemoryUse::HostUpload, "input staging buffer", &s->inputStaging));
+  MGRT_TRY(be->createBuffer(s->plan.outputStagingSize, MemoryUse::HostStaging, "output staging buffer", &s->outputStaging));
+  s->inputStagingBytes = static_cast<uint8_t*>(be->mapped(s->inputStaging));
+  s->outputStagingBytes = static_cast<uint8_t*>(be->mapped(s->outputStaging));
   if (be->caps().timelines) MGRT_TRY(be->createTimeline("session timeline", &s->timeline));
   return recordSession(s);
 }

@@ -35,8 +35,8 @@ mgrt_status checkSize(const TensorPlan& io, size_t bytes, const char* kind) {
               shapeText(io).c_str(), io.externalBytes, bytes);
 }
 
-uint8_t* stagingData(mgrt_session* s, const TensorPlan& io) { return s->stagingBytes + io.stagingOffset;
-}
+uint8_t* inputStagingData(mgrt_session* s, const TensorPlan& io) { return s->inputStagingBytes + io.stagingOffset; }
+uint8_t* outputStagingData(mgrt_session* s, const TensorPlan& io) { return s->outputStagingBytes + io.stagingOffset; }
 
 // Inputs and outputs live in memory the GPU uses while a run is in flight.
 mgrt_status notInFlight(const mgrt_session* s, const char* call) {
@@ -58,7 +58,7 @@ mgrt_status mgrt_session_set_input(mgrt_session* s, const char* name, const void
     if (s->bound.count(io->name))
       return fail(MGRT_INVALID_ARGUMENT, "input '%s' is bound to a device buffer (mgrt_session_bind_vulkan_buffer)", name);
     MGRT_TRY(checkSize(*io, bytes, "input"));
-    return toDevice(io->dtype, io->deviceDtype, data, io->numel, stagingData(s, *io), io->name.c_str());
+    return toDevice(io->dtype, io->deviceDtype, data, io->numel, inputStagingData(s, *io), io->name.c_str());
   })
 }
 
@@ -128,7 +128,7 @@ mgrt_status mgrt_session_get_output(mgrt_session* s, const char* name, void* dat
     if (!s->hasRun)
       return fail(MGRT_INVALID_ARGUMENT, "output '%s' read before the first mgrt_session_run",
                   name);
-    fromDevice(io->dtype, io->deviceDtype, stagingData(s, *io), io->numel, data);
+    fromDevice(io->dtype, io->deviceDtype, outputStagingData(s, *io), io->numel, data);
     return MGRT_OK;
   })
 }

@@ -65,8 +65,8 @@ mgrt_status checkParams(const mgb::Bundle& b, const ParamsPlan& p) {
 }
 
 mgrt_status checkSession(const mgb::Bundle& b, const ParamsPlan& params, const SessionPlan& s) {
-  for (const TensorPlan& t : s.inputs) MGRT_TRY(checkTensor(b, t, &s.stagingSize, "an input"));
-  for (const TensorPlan& t : s.outputs) MGRT_TRY(checkTensor(b, t, &s.stagingSize, "an output"));
+  for (const TensorPlan& t : s.inputs) MGRT_TRY(checkTensor(b, t, &s.inputStagingSize, "an input"));
+  for (const TensorPlan& t : s.outputs) MGRT_TRY(checkTensor(b, t, &s.outputStagingSize, "an output"));
   for (uint32_t a : s.arenas)
     if (a == 0 || a >= b.arenas()->size()) return fail(MGRT_DEVICE_ERROR, "dry run: session arena %u", a);
   for (const DispatchPlan& d : s.dispatches) {

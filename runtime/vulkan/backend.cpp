@@ -41,7 +41,7 @@ class VulkanBackend final : public Backend {
     *out = nullptr;
     Buffer* b = new Buffer();
     const mgrt_status s = vk::createBuffer(
-        &device, size, use == MemoryUse::HostStaging ? kStagingUsage : kDeviceLocalUsage, use, what, b);
+        &device, size, use == MemoryUse::DeviceLocal ? kDeviceLocalUsage : kStagingUsage, use, what, b);
     if (s != MGRT_OK) {
       destroyBuffer(b);
       return s;

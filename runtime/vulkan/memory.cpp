@@ -65,26 +65,33 @@ mgrt_status createBuffer(Device* d, VkDeviceSize size, VkBufferUsageFlags usage,
 
   VkMemoryRequirements req;
   d->fn.vkGetBufferMemoryRequirements(d->device, out->buffer, &req);
-  const int type =
-      use == MemoryUse::DeviceLocal
-          ? findMemoryType(d->memProps, req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
-          : findMemoryType(d->memProps, req.memoryTypeBits,
-                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                           VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const int type = use == MemoryUse::DeviceLocal
+                       ? findMemoryType(d->memProps, req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
+                       : findMemoryType(d->memProps, req.memoryTypeBits, kHost, VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
   if (type < 0) return fail(MGRT_UNSUPPORTED, "%s: no suitable memory type", what);
 
   VkMemoryAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = uint32_t(type);
-  r = d->fn.vkAllocateMemory(d->device, &alloc, nullptr, &out->memory);
+  r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (use == MemoryUse::HostUpload) {  // device memory the host maps, if offered and not full
+    const int bar = findMemoryType(d->memProps, req.memoryTypeBits, kHost | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    if (bar >= 0 && bar != type) {
+      alloc.memoryTypeIndex = uint32_t(bar);
+      r = d->fn.vkAllocateMemory(d->device, &alloc, nullptr, &out->memory);
+      alloc.memoryTypeIndex = uint32_t(type);
+    }
+  }
+  if (r != VK_SUCCESS) r = d->fn.vkAllocateMemory(d->device, &alloc, nullptr, &out->memory);
   if (r != VK_SUCCESS) {
     out->memory = VK_NULL_HANDLE;
     return vkFail(d, r, what);
   }
   r = d->fn.vkBindBufferMemory(d->device, out->buffer, out->memory, 0);
   if (r != VK_SUCCESS) return vkFail(d, r, what);
-  if (use == MemoryUse::HostStaging) {
+  if (use != MemoryUse::DeviceLocal) {
     r = d->fn.vkMapMemory(d->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped);
     if (r != VK_SUCCESS) {
       out->mapped = nullptr;

@@ -21,7 +21,9 @@ struct Buffer : mgrt::Buffer {
 inline Buffer* cast(mgrt::Buffer* b) { return static_cast<Buffer*>(b); }
 
 // MemoryUse::DeviceLocal: preferred device-local; HostStaging: host-visible +
-// coherent (cached if offered), mapped.
+// coherent (cached if offered), mapped; HostUpload: host-visible + coherent
+// + device-local where offered and the allocation succeeds (a small BAR
+// heap may refuse it), else as HostStaging; mapped.
 mgrt_status createBuffer(Device* d, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
                          const char* what, Buffer* out);
 void destroyBuffer(Device* d, Buffer* b);

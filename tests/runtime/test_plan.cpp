@@ -35,9 +35,10 @@ TEST_CASE("planning lays out params, staging, arenas and bindings", "[runtime][p
   CHECK(s.inputs[0].externalBytes == n * 4);
   CHECK(s.inputs[0].stagingOffset == 0);
   CHECK(s.outputs[0].name == "y2");
-  CHECK(s.outputs[0].stagingOffset == 4000);  // 16-byte aligned after the input
-  CHECK(s.outputs[1].stagingOffset == 8000);
-  CHECK(s.stagingSize == 12000);
+  CHECK(s.inputStagingSize == 4000);
+  CHECK(s.outputs[0].stagingOffset == 0);  // the outputs' own staging buffer
+  CHECK(s.outputs[1].stagingOffset == 4000);  // 16-byte aligned after the first
+  CHECK(s.outputStagingSize == 8000);
   REQUIRE(s.dispatches.size() == 2);
   CHECK(s.dispatches[1].params.offset == 256);
   CHECK(s.dispatches[1].params.size == 8);
