@@ -33,7 +33,6 @@ shared vec4 laneSums[128];
 // (Σ w, max last) over the workgroup: the chunk's weight sum and one past
 // its last nonzero weight. Its first barrier also publishes weight[].
 vec2 sumAndLast(float w, float last) {
-  uint t = gl_LocalInvocationIndex;
 #ifdef MGC_SUBGROUP  // each subgroup's, then the subgroups' (rows.glsl's workgroupMax)
   vec2 s = vec2(subgroupAdd(w), subgroupMax(last));
   barrier();
@@ -42,7 +41,8 @@ vec2 sumAndLast(float w, float last) {
   vec2 r = sumLast[0];
   for (uint i = 1u; i < gl_NumSubgroups; ++i) r = vec2(r.x + sumLast[i].x, max(r.y, sumLast[i].y));
   return r;
-#endif
+#else
+  uint t = gl_LocalInvocationIndex;
   barrier();
   sumLast[t] = vec2(w, last);
   barrier();
@@ -51,6 +51,7 @@ vec2 sumAndLast(float w, float last) {
     barrier();
   }
   return sumLast[0];
+#endif
 }
 
 const float kHidden = -1e30;

@@ -4,10 +4,11 @@
 // channels). Each workgroup computes one 64x64 tile over one K slice and
 // adds it into `out` with a float atomic add (atomic_add.glsl: native in
 // the `atomicf` variant, compare-and-swap in the portable build).
-// kernels/lower_conv.cpp brackets it with conv2d_finish: mode 0 zeroes
-// `out` before, mode 1 adds the bias and runs the fused epilogue after. The
-// sum order across slices is not fixed: results may differ in the last
-// bits from run to run.
+// kernels/lower_conv.cpp brackets it with conv2d_finish: mode 0 starts
+// `out` at the bias plus the epilogue's leading adds before, mode 1 (only
+// when the epilogue goes on past them) applies the rest after. The sum
+// order across slices is not fixed: results may differ in the last bits
+// from run to run.
 //
 // Grid: (pixel tiles, channel tiles, groups * slices), each clamped to
 // 65535; workgroups loop over the rest.

@@ -4,9 +4,11 @@
 // = 18 tiles over K = 49152). Each workgroup computes one tile over one K
 // slice and adds it into `out` with a float atomic add (atomic_add.glsl:
 // native in the `atomicf` variant, compare-and-swap in the portable build).
-// kernels/lower_matmul.cpp brackets it with conv2d_finish: mode 0 zeroes
-// `out` before, mode 1 runs the fused epilogue after. The sum order across
-// slices is not fixed: results may differ in the last bits from run to run.
+// kernels/lower_matmul.cpp brackets it with conv2d_finish: mode 0 starts
+// `out` at the epilogue's leading adds (0 without) before, mode 1 (only
+// when the epilogue goes on past them) applies the rest after. The sum
+// order across slices is not fixed: results may differ in the last bits
+// from run to run.
 //
 // Grid: (tilesN, tilesM, batch * slices), each clamped to 65535;
 // workgroups loop over the rest.

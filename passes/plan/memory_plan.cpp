@@ -213,10 +213,11 @@ MemoryPlan planMemory(const Graph& g, const MemoryPlanInput& in) {
   // level after the latest producer of its inputs (an early output's
   // initializing pass a level before that); alias ops run nowhere. Two
   // values whose step lifetimes do not overlap may share bytes, but then
-  // the later writer waits for the earlier value's readers (a barrier), even where the data would let both
-  // run between the same two barriers. Sharing also between values whose
-  // level lifetimes do not overlap adds no such wait; it is planned both
-  // ways and the level-aware plan is taken unless it needs much more memory.
+  // the later writer waits for the earlier value's readers (a barrier),
+  // even where the data would let both run between the same two barriers.
+  // Sharing also between values whose level lifetimes do not overlap adds
+  // no such wait; it is planned both ways and the level-aware plan is taken
+  // unless it needs much more memory.
   // level: a node's first level (its outputs' first write), levelEnd: its
   // last (where its outputs are complete and its inputs last read).
   auto early = [&](int s) { return size_t(s) < in.earlyOutput.size() && in.earlyOutput[size_t(s)]; };

@@ -74,17 +74,17 @@ mgrt_status createBuffer(Device* d, VkDeviceSize size, VkBufferUsageFlags usage,
   VkMemoryAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = uint32_t(type);
-  r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  if (use == MemoryUse::HostUpload) {  // device memory the host maps, if offered and not full
-    const int bar = findMemoryType(d->memProps, req.memoryTypeBits, kHost | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
-    if (bar >= 0 && bar != type) {
-      alloc.memoryTypeIndex = uint32_t(bar);
-      r = d->fn.vkAllocateMemory(d->device, &alloc, nullptr, &out->memory);
-      alloc.memoryTypeIndex = uint32_t(type);
-    }
+  // HostUpload: device memory the host maps first, where offered; `type`
+  // if that is refused (a small BAR heap full).
+  const int bar = use == MemoryUse::HostUpload
+                      ? findMemoryType(d->memProps, req.memoryTypeBits, kHost | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0)
+                      : -1;
+  alloc.memoryTypeIndex = uint32_t(bar >= 0 ? bar : type);
+  r = d->fn.vkAllocateMemory(d->device, &alloc, nullptr, &out->memory);
+  if (r != VK_SUCCESS && bar >= 0 && bar != type) {
+    alloc.memoryTypeIndex = uint32_t(type);
+    r = d->fn.vkAllocateMemory(d->device, &alloc, nullptr, &out->memory);
   }
-  if (r != VK_SUCCESS) r = d->fn.vkAllocateMemory(d->device, &alloc, nullptr, &out->memory);
   if (r != VK_SUCCESS) {
     out->memory = VK_NULL_HANDLE;
     return vkFail(d, r, what);
