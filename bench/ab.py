@@ -9,7 +9,9 @@ variant and workload, summarized by kernel and shape (bench/trace_shapes.py).
 
 Writes OUT/ab.md (GPU / wall ms, one column per variant) and OUT/ab.json.
 
-Usage: ab.py OUT LABEL=BIN[:ENV] ... [--only a,b] [--steps N] [--profile] [--no-train] [--quick]
+With --precision fp16|bf16 every variant compiles in that accelerated mode.
+
+Usage: ab.py OUT LABEL=BIN[:ENV] ... [--only a,b] [--steps N] [--profile] [--no-train] [--quick] [--precision P]
 """
 import argparse
 import json
@@ -68,7 +70,9 @@ def main():
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--no-train", action="store_true", help="forwards only")
     ap.add_argument("--quick", action="store_true", help="the small models of workloads.py --quick (a smoke test)")
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"], help="mgc compile --precision")
     args = ap.parse_args()
+    prec = ["--precision", args.precision]
     work = "/tmp/ab"
     os.makedirs(work, exist_ok=True)
     os.makedirs(args.out, exist_ok=True)
@@ -81,7 +85,7 @@ def main():
         for label, binary, env in variants:
             fwd, trn = os.path.join(work, "%s_%s.mgb" % (name, label)), os.path.join(work, "%s_%s_train.mgb" % (name, label))
             try:
-                run([binary, "compile", os.path.join(work, name + ".onnx"), "-o", fwd, "-q"], env)
+                run([binary, "compile", os.path.join(work, name + ".onnx"), *prec, "-o", fwd, "-q"], env)
                 # Warm-ups long enough (~0.3 s and more) for the GPU to leave
                 # the idle clocks the compile left it in: with 10 / 3, the
                 # first variant's forward or train step read up to 3.4x slow.
@@ -96,7 +100,7 @@ def main():
                 if not args.no_train:
                     rep = os.path.join(work, "%s_%s_train.json" % (name, label))
                     run([binary, "compile", os.path.join(work, name + "_train.onnx"), "--train", *loss_flags, "--optimizer",
-                         "adamw", "--lr", "1e-3", "-o", trn, "--report", rep, "-q"], env)
+                         "adamw", "--lr", "1e-3", *prec, "-o", trn, "--report", rep, "-q"], env)
                     tj = json.load(open(rep))
                     row[label + " dispatches"] = len(tj["dispatches"])
                     targs = [trn, "--entry", "train_step", *ins, "-i", "labels=" + labels]
@@ -115,8 +119,8 @@ def main():
         with open(os.path.join(args.out, "ab.json"), "w") as f:
             json.dump(rows, f, indent=1)
     labels = [v[0] for v in variants]
-    lines = ["GPU / wall ms, medians (`mgc run`; train: the AdamW train_step). Device: %s; %s." % (
-                 torch.cuda.get_device_name() if torch.cuda.is_available() else "?", time.strftime("%Y-%m-%d")), "",
+    lines = ["GPU / wall ms, medians (`mgc run`; train: the AdamW train_step; --precision %s). Device: %s; %s." % (
+                 args.precision, torch.cuda.get_device_name() if torch.cuda.is_available() else "?", time.strftime("%Y-%m-%d")), "",
              "| workload | " + " | ".join("%s fwd | %s train (dispatches)" % (l, l) for l in labels) + " |",
              "|---|" + "---|---|" * len(labels)]
     for r in rows:

@@ -124,7 +124,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
       return out;
     }
     case Op::Conv: {
-      HostTensor out = evalConv(n, in, T);
+      HostTensor out = evalConv(n, in, T);  // (rounds x and w for precision = "fp16")
       applyEpilogue(n, in, out);
       return out;
     }

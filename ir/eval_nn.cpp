@@ -68,7 +68,8 @@ HostTensor evalMatMul(const HostTensor& a, const HostTensor& b, const TensorType
 }
 
 HostTensor evalConv(const Node& n, const Inputs& in, const TensorType& outT) {
-  const HostTensor &x = *in[0], &w = *in[1];
+  const MatMulPrecision precision = n.has("precision") ? matmulPrecision(n) : MatMulPrecision::F32;
+  const HostTensor x = roundOperand(*in[0], precision), w = roundOperand(*in[1], precision);
   bool hasBias = in.size() > 2 && n.inputs[2] != kNoValue;
   std::vector<double> X = toDoubles(x), W = toDoubles(w), B = hasBias ? toDoubles(*in[2]) : std::vector<double>();
   int64_t N = x.type.shape[0], C = x.type.shape[1], H = x.type.shape[2], Wd = x.type.shape[3];

@@ -39,4 +39,15 @@ std::string lowPrecisionRefusal(const Node& n, const TensorType& a, const Tensor
   return "";
 }
 
+std::string convLowPrecisionRefusal(const Node& n, const TensorType& x, const TensorType& w, MatMulPrecision p) {
+  if (p != MatMulPrecision::F16) return "convolutions take fp16 only";
+  if (x.dtype != DType::F32 || w.dtype != DType::F32) return "its operands are not f32";
+  if (w.rank() != 4) return "its weight is not 4-D";
+  const int64_t groups = n.i("group", 1);
+  if (groups <= 0 || w.shape[0] / groups < kConvMinGemmChannels)
+    return "it has fewer than " + std::to_string(kConvMinGemmChannels) + " output channels per group (a direct conv)";
+  if ((w.shape[1] * w.shape[2] * w.shape[3]) % 4 != 0) return "its weight rows are not whole vec4s";
+  return "";
+}
+
 }  // namespace mgc

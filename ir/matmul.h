@@ -57,4 +57,18 @@ bool parsePrecision(std::string_view name, MatMulPrecision* out);
 // operands whole vec4s, and no prologue.
 std::string lowPrecisionRefusal(const Node& n, const TensorType& a, const TensorType& b);
 
+// Output channels per group below which a Conv runs conv2d_direct, not
+// the implicit GEMM (kernels/lower_conv.cpp): 64-channel tiles would
+// mostly idle.
+constexpr int64_t kConvMinGemmChannels = 16;
+
+// The accelerated mode marks convolutions too (`precision = "fp16"`, fp16
+// only): x and w rounded to fp16, products summed in f32, bias and
+// epilogue in f32 (conv2d_f16 / conv2d_f16_splitk). Why the Conv with
+// input `x` and weight `w` cannot take `p`, or "" when it can: the
+// implicit-GEMM convs only (kConvMinGemmChannels output channels per
+// group or more), f32 operands, a multiple of 4 weights per output channel
+// (whole vec4 rows of w), and fp16 (no bf16 conv kernel).
+std::string convLowPrecisionRefusal(const Node& n, const TensorType& x, const TensorType& w, MatMulPrecision p);
+
 }  // namespace mgc

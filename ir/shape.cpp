@@ -275,6 +275,13 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       }
       TensorType out{x.dtype, s};
       checkEpilogueOperands(g, n, out);
+      if (n.has("precision")) {
+        MatMulPrecision p;
+        if (!parsePrecision(n.s("precision"), &p) || p == MatMulPrecision::F32)
+          fail(n, "precision must be \"fp16\", got \"" + n.s("precision") + "\"");
+        if (std::string why = convLowPrecisionRefusal(n, x, w, p); !why.empty())
+          fail(n, "precision = \"" + n.s("precision") + "\" needs an implicit-GEMM convolution, but " + why);
+      }
       return {out};
     }
     case Op::MaxPool: case Op::AvgPool: {

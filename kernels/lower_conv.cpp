@@ -1,15 +1,12 @@
 // Conv → conv2d (implicit GEMM; conv2d_sliced for small grids, conv2d_splitk
-// for small grids over a long K) or conv2d_direct; MaxPool / AvgPool →
+// for small grids over a long K; conv2d_f16 / conv2d_f16_splitk in the
+// accelerated mode) or conv2d_direct; MaxPool / AvgPool →
 // pool2d. Param layouts: kernels/src/conv_params.glsl, pool2d.comp.
 #include <algorithm>
 
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {
-
-// Output channels per group below which conv2d's 64-channel tiles would
-// mostly idle; such convs (depthwise above all) run conv2d_direct.
-constexpr int64_t kMinGemmChannels = 16;
 
 // Split-K (conv2d_splitk + conv2d_finish) for GEMM convs whose 64x64 tiles
 // are too few to fill a big GPU but whose K is long: late ResNet layers
@@ -34,8 +31,12 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   int64_t groups = n.i("group", 1);
   bool hasBias = n.inputs.size() > 2 && n.inputs[2] != kNoValue;
   int64_t Mg = w[0] / groups;
-  bool gemm = Mg >= kMinGemmChannels;
-  DispatchPlan d = makePlan(n, gemm ? "conv2d" : "conv2d_direct");
+  bool gemm = Mg >= kConvMinGemmChannels;  // (ir/matmul.h; depthwise convs run direct)
+  // The accelerated mode's convs (ir/matmul.h: convLowPrecisionRefusal):
+  // conv2d_f16 / conv2d_f16_splitk, on the matrix units where the device
+  // has them; the same grids and split-K policy as conv2d's 64x64 tiles.
+  const bool f16 = n.has("precision");
+  DispatchPlan d = makePlan(n, !gemm ? "conv2d_direct" : f16 ? "conv2d_f16" : "conv2d");
   d.params = {u32(n, x[0], "N"),       u32(n, x[1], "C"),        u32(n, x[2], "H"),        u32(n, x[3], "W"),
               u32(n, w[0], "M"),       u32(n, y[2], "OH"),       u32(n, y[3], "OW"),       u32(n, w[2], "KH"),
               u32(n, w[3], "KW"),      u32(n, st[0], "stride"),  u32(n, st[1], "stride"),  u32(n, pd[0], "pad"),
@@ -58,7 +59,7 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   const int64_t gemmTiles = tiles(cols) * tiles(Mg) * groups;
   const KSlices ks = splitK(kConvSplitK, gemmTiles, K);
   if (ks.count < 2) {
-    if (slicedGemm(gemmTiles, K)) d.kernel = "conv2d_sliced";
+    if (!f16 && slicedGemm(gemmTiles, K)) d.kernel = "conv2d_sliced";
     return {d};
   }
   const int64_t slices = ks.count, sliceK = ks.sliceK;
@@ -66,7 +67,7 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   // pass then waits for nothing x's producer writes and may run beside it.
   DispatchPlan init = splitKInit(g, n, numel(y), w[0], y[2] * y[3], hasBias ? n.inputs[2] : kNoValue,
                                  hasBias ? n.inputs[2] : n.inputs[1]);
-  DispatchPlan split = makePlan(n, "conv2d_splitk");
+  DispatchPlan split = makePlan(n, f16 ? "conv2d_f16_splitk" : "conv2d_splitk");
   split.params.assign(d.params.begin(), d.params.begin() + 17);
   split.params.push_back(uint32_t(slices));
   split.params.push_back(uint32_t(sliceK));

@@ -5,7 +5,8 @@
 #   1. the whole suite (unit, golden IR/CLI, GPU differential on lavapipe
 #      with validation, PyTorch models, ONNX conformance, training),
 #   2. the same suite under ASan + UBSan + LSan (tools/ci_sanitize.sh),
-#   3. each libFuzzer target for a bounded time (tools/ci_fuzz.sh).
+#   3. each libFuzzer target for a bounded time (tools/ci_fuzz.sh: 12 s each;
+#      the committed regressions replay first).
 # Usage: tools/test.sh [--quick]   (--quick: steps 0 and 1 only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ step "test suite"
 if [[ ${1:-} != --quick ]]; then
   step "test suite under ASan + UBSan"
   tools/ci_sanitize.sh build-asan
-  step "fuzzing (20 s per target)"
-  tools/ci_fuzz.sh 20 build-fuzz
+  step "fuzzing (12 s per target)"
+  tools/ci_fuzz.sh 12 build-fuzz
 fi
 step "all tests passed"

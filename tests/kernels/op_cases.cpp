@@ -431,6 +431,24 @@ void nnCases(Builder& b) {
   b.add("conv split-k 3x3 stride 2 batch 3 bias gelu", Op::Conv,
         {N(F({3, 64, 16, 16})), N(F({70, 64, 3, 3})), N(F({70}))},
         [&] { Attrs a = epi({5}, {0, 0}); a["pads"] = Ints{1, 1, 1, 1}; a["strides"] = Ints{2, 2}; return a; }());
+  // The accelerated mode's convs (Conv{precision="fp16"}: conv2d_f16 / conv2d_f16_splitk, x and w
+  // rounded to fp16, f32 sums; the evaluator rounds the same way): short K (one pass), 1x1 plain,
+  // groups + stride + dilation, and split-K with a bias, an epilogue tail, partial tiles, batches.
+  auto f16 = [](Attrs a) { a["precision"] = std::string("fp16"); return a; };
+  b.add("conv fp16 3x3 pad bias+residual+relu", Op::Conv,
+        {N(F({2, 16, 34, 34})), N(F({70, 16, 3, 3})), N(F({70})), N(F({2, 70, 34, 34}))},
+        f16([&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["pads"] = Ints{1, 1, 1, 1}; return a; }()));
+  b.add("conv fp16 1x1 plain batch 2", Op::Conv, {N(F({2, 32, 20, 20})), N(F({80, 32, 1, 1}))}, f16({}));
+  b.add("conv fp16 groups stride 2 dilation 2", Op::Conv, {N(F({1, 40, 23, 21})), N(F({64, 20, 3, 3}))},
+        f16({{"group", int64_t(2)}, {"strides", Ints{2, 2}}, {"dilations", Ints{2, 2}}, {"pads", Ints{2, 1, 2, 1}}}));
+  b.add("conv fp16 split-k 3x3 bias+residual+relu", Op::Conv,
+        {N(F({1, 132, 7, 7})), N(F({96, 132, 3, 3})), N(F({96})), N(F({1, 96, 7, 7}))},
+        f16([&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["pads"] = Ints{1, 1, 1, 1}; return a; }()));
+  b.add("conv fp16 split-k groups stride 2 dilation 2", Op::Conv, {N(F({1, 80, 11, 10})), N(F({256, 40, 3, 3}))},
+        f16({{"group", int64_t(2)}, {"strides", Ints{2, 2}}, {"dilations", Ints{2, 2}}, {"pads", Ints{2, 2, 2, 2}}}));
+  b.add("conv fp16 split-k 3x3 stride 2 batch 3 bias gelu", Op::Conv,
+        {N(F({3, 64, 16, 16})), N(F({70, 64, 3, 3})), N(F({70}))},
+        f16([&] { Attrs a = epi({5}, {0, 0}); a["pads"] = Ints{1, 1, 1, 1}; a["strides"] = Ints{2, 2}; return a; }()));
   b.add("max_pool ceil pad", Op::MaxPool, {N(F({1, 3, 13, 11}))},
         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t(1)}});
   b.add("max_pool dilation", Op::MaxPool, {N(F({2, 3, 13, 11}))},
