@@ -64,7 +64,7 @@ constexpr int64_t kConvMinGemmChannels = 16;
 
 // The accelerated mode marks convolutions too (`precision = "fp16"`, fp16
 // only): x and w rounded to fp16, products summed in f32, bias and
-// epilogue in f32 (conv2d_f16 / conv2d_f16_splitk). Why the Conv with
+// epilogue in f32 (conv2d_f16_splitk). Why the Conv with
 // input `x` and weight `w` cannot take `p`, or "" when it can: the
 // implicit-GEMM convs only (kConvMinGemmChannels output channels per
 // group or more), f32 operands, a multiple of 4 weights per output channel

@@ -1,6 +1,6 @@
 // Conv → conv2d (implicit GEMM; conv2d_sliced for small grids, conv2d_splitk
-// for small grids over a long K; conv2d_f16 / conv2d_f16_splitk in the
-// accelerated mode) or conv2d_direct; MaxPool / AvgPool →
+// for small grids over a long K; conv2d_f16_splitk, one slice or more, in
+// the accelerated mode) or conv2d_direct; MaxPool / AvgPool →
 // pool2d. Param layouts: kernels/src/conv_params.glsl, pool2d.comp.
 #include <algorithm>
 
@@ -32,11 +32,10 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   bool hasBias = n.inputs.size() > 2 && n.inputs[2] != kNoValue;
   int64_t Mg = w[0] / groups;
   bool gemm = Mg >= kConvMinGemmChannels;  // (ir/matmul.h; depthwise convs run direct)
-  // The accelerated mode's convs (ir/matmul.h: convLowPrecisionRefusal):
-  // conv2d_f16 / conv2d_f16_splitk, on the matrix units where the device
-  // has them; the same grids and split-K policy as conv2d's 64x64 tiles.
+  // The accelerated mode's convs (ir/matmul.h: convLowPrecisionRefusal) run
+  // conv2d_f16_splitk, on the matrix units where the device has them.
   const bool f16 = n.has("precision");
-  DispatchPlan d = makePlan(n, !gemm ? "conv2d_direct" : f16 ? "conv2d_f16" : "conv2d");
+  DispatchPlan d = makePlan(n, gemm ? "conv2d" : "conv2d_direct");
   d.params = {u32(n, x[0], "N"),       u32(n, x[1], "C"),        u32(n, x[2], "H"),        u32(n, x[3], "W"),
               u32(n, w[0], "M"),       u32(n, y[2], "OH"),       u32(n, y[3], "OW"),       u32(n, w[2], "KH"),
               u32(n, w[3], "KW"),      u32(n, st[0], "stride"),  u32(n, st[1], "stride"),  u32(n, pd[0], "pad"),
@@ -58,11 +57,15 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
   d.groups[2] = clamp(groups);
   const int64_t gemmTiles = tiles(cols) * tiles(Mg) * groups;
   const KSlices ks = splitK(kConvSplitK, gemmTiles, K);
-  if (ks.count < 2) {
-    if (!f16 && slicedGemm(gemmTiles, K)) d.kernel = "conv2d_sliced";
+  if (ks.count < 2 && !f16) {
+    if (slicedGemm(gemmTiles, K)) d.kernel = "conv2d_sliced";
     return {d};
   }
-  const int64_t slices = ks.count, sliceK = ks.sliceK;
+  // fp16 convs take the split-K passes even unsplit (one slice of all of
+  // K): the cooperative tile measured slower applying the epilogue itself
+  // than conv2d_finish does after it (ResNet-50's fp16 forward 2.239 ->
+  // 2.022 ms on the H100, the U-Net's 1.056 -> 1.075; h100-cf22be0-fp16.md).
+  const int64_t slices = ks.count < 2 ? 1 : ks.count, sliceK = ks.count < 2 ? (K + 15) / 16 * 16 : ks.sliceK;
   // Absent operands bound to the bias (else w), not to x: the initializing
   // pass then waits for nothing x's producer writes and may run beside it.
   DispatchPlan init = splitKInit(g, n, numel(y), w[0], y[2] * y[3], hasBias ? n.inputs[2] : kNoValue,

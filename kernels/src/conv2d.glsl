@@ -1,9 +1,4 @@
-// conv2d.comp's body (see there), shared with conv2d_sliced.comp and the
-// portable build of conv2d_f16.comp, which defines ROUND_SCALAR(x) to round
-// each operand element as it is read.
-#ifndef ROUND_SCALAR
-#define ROUND_SCALAR(x) (x)
-#endif
+// conv2d.comp's body (see there), shared with conv2d_sliced.comp.
 #ifndef GEMM_SLICES
 #define GEMM_SLICES 1
 #endif
@@ -41,7 +36,7 @@ void main() {
             uint k0 = gemmStepK(0u, i);
             for (uint l = 0; l < 4; ++l) {
               uint e = t + 256 * l, m = e / 16, k = k0 + e % 16, oc = m0 + m;
-              ra[l] = ROUND_SCALAR(oc < Mg && k < Kg ? w[(g * Mg + oc) * Kg + k] : 0.0);
+              ra[l] = oc < Mg && k < Kg ? w[(g * Mg + oc) * Kg + k] : 0.0;
               k = k0 + kx0 + 4 * l;
               float v = 0.0;
               if (pixOk && k < Kg) {
@@ -52,7 +47,7 @@ void main() {
                   v = inputTap(n, g * Cg + c, oh, ow, tap / KW, tap % KW);
                 }
               }
-              rb[l] = ROUND_SCALAR(v);
+              rb[l] = v;
             }
           }
           if (i > 0) multiplyTiles(tx, ty, acc);

@@ -1,29 +1,21 @@
-// The `coopnv` variants of conv2d_f16.comp / conv2d_f16_splitk.comp:
-// coop_gemm.glsl's core on conv2d.comp's implicit GEMM. For group g the
+// The `coopnv` variants of conv2d_f16_splitk.comp: coop_gemm.glsl's core on conv2d.comp's implicit GEMM. For group g the
 // product is A = w[g*Mg .. g*Mg+Mg-1] (output channels x Kg, stored [M, K]:
 // vec4 loads, so Kg = Cg*KH*KW is a multiple of 4) times B = the im2col
 // view of x ([Kg, N*OH*OW], gathered on the fly, 4 pixels per vec4);
 // output rows are channels, columns pixels (images folded into the pixel
 // axis). An invocation's B vec4s cover the same 4 pixels at every K step
 // (THREADS is a multiple of TN / 4), so it decodes them once per tile.
-// Without SPLIT_K the bias and the fused epilogue apply to each sum
-// (conv_params.glsl's bindings); with it each K slice's partial sums are
-// added atomically into `out` (conv2d_splitk.comp's bindings; conv2d_finish
-// before and after).
+// Each K slice's partial sums are added atomically into `out`
+// (conv2d_splitk.comp's bindings; conv2d_finish before and after).
 //
 // Grid: (pixel tiles, channel tiles, groups * slices), each clamped to
-// 65535; workgroups loop over the rest. Params: conv_params.glsl's, with
-// SPLIT_K p[17] slices and p[18] K per slice (a multiple of 16).
+// 65535; workgroups loop over the rest. Params: conv_params.glsl's p[0..16],
+// p[17] slices and p[18] K per slice (a multiple of 16).
 #include "coop_gemm.glsl"
-#ifdef SPLIT_K
 #include "conv_spec.glsl"
 layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Wt { vec4 w4[]; };
 #include "atomic_add.glsl"  // binding 3: out
-#else
-#define CONV_W_VEC4
-#include "conv_params.glsl"
-#endif
 
 uint gConv;  // the group of the tile being computed
 // This invocation's 4 pixels of the tile: the offset of their image's
@@ -59,23 +51,13 @@ vec4 loadB(uint e, uint col0, uint k0, uint kEnd) {
 
 void store(uint row, uint col, float v) {
   uint P = convParam(5) * convParam(6), ch = gConv * gemmRows() + row;
-  uint o = ((col / P) * convParam(4) + ch) * P + col % P;
-#ifdef SPLIT_K
-  atomicAddFloat(o, v);
-#else
-  float b = convParam(16) != 0u ? bias[ch] : 0.0;
-  outv[o] = epilogue(v + b, o, 0u);
-#endif
+  atomicAddFloat(((col / P) * convParam(4) + ch) * P + col % P, v);
 }
 
 void main() {
   uint groups = convParam(15), Mg = gemmRows(), cols = gemmCols(), Kg = kernelK();
   uint OW = convParam(6), P = convParam(5) * OW, Cg = convParam(1) / groups, HW = convParam(2) * convParam(3);
-#ifdef SPLIT_K
   uint slices = convParam(17), kLen = convParam(18);
-#else
-  uint slices = 1u, kLen = Kg;
-#endif
   uint tilesP = (cols + TN - 1u) / TN, tilesM = (Mg + TM - 1u) / TM;
   for (uint gz = gl_WorkGroupID.z; gz < groups * slices; gz += gl_NumWorkGroups.z) {
     gConv = gz / slices;

@@ -1,9 +1,12 @@
-// conv2d_f16_splitk: conv2d_splitk.comp in the accelerated mode, for fp16
-// convs with too few 64x64 tiles to fill the GPU (late ResNet layers): K is
-// cut into slices that run as separate workgroups and add their partial
-// tiles into `out`; lower_conv.cpp brackets it with conv2d_finish (the bias
-// before, the rest of the epilogue after). Operands rounded to fp16 as
-// read, f32 sums; the sum order across slices is not fixed.
+// conv2d_f16_splitk: conv2d_splitk.comp in the accelerated mode (`mgc
+// compile --precision fp16`, Conv{precision="fp16"}): each element of x and
+// w is rounded to fp16 as it is read, the products are summed in f32.
+// Every fp16 conv runs it: K cut into slices (lower_conv.cpp's split-K
+// policy, as for conv2d_splitk) or, where conv2d would not split, one
+// slice of all of K; the slices add their partial tiles into `out`, and
+// lower_conv.cpp brackets it with conv2d_finish (the bias before, the rest
+// of the epilogue after: faster than the cooperative tile applying it).
+// The sum order across slices is not fixed.
 //
 // Variants: `coopnv_atomicf` on cooperative matrices (conv2d_coop.glsl with
 // SPLIT_K) with native float atomic adds, `coopnv` the same with the
@@ -21,7 +24,6 @@
 #define WARPS_M 2u
 #define WARPS_N 4u
 #define BK 64u
-#define SPLIT_K
 #include "conv2d_coop.glsl"
 #else
 #include "math.glsl"

@@ -9,11 +9,7 @@
 // 4, 5 = epilogue operands (x again when absent), 6 = out.
 #include "conv_spec.glsl"
 layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
-#ifdef CONV_W_VEC4  // (conv2d_coop.glsl: weight rows read as vec4s)
-layout(std430, set = 0, binding = 2) readonly buffer Wt { vec4 w4[]; };
-#else
 layout(std430, set = 0, binding = 2) readonly buffer Wt { float w[]; };
-#endif
 layout(std430, set = 0, binding = 3) readonly buffer Bias { float bias[]; };
 layout(std430, set = 0, binding = 6) writeonly buffer Out { float outv[]; };
 #define EPI_BASE 17

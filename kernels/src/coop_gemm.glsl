@@ -2,8 +2,7 @@
 // variants: C = A B on cooperative matrices (GL_NV_cooperative_matrix,
 // 16x16x16, fp16 A and B, f32 accumulators). matmul_coop.glsl applies it to
 // MatMul's operands (matmul_f16, matmul_f16_large, matmul_f16_splitk),
-// conv2d_coop.glsl to a convolution's implicit GEMM (conv2d_f16,
-// conv2d_f16_splitk).
+// conv2d_coop.glsl to a convolution's implicit GEMM (conv2d_f16_splitk).
 //
 // The includer defines TM x TN (the workgroup's output tile) and WARPS_M x
 // WARPS_N (its subgroups of 32); subgroup w owns the (TM / WARPS_M) x

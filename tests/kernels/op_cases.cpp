@@ -431,9 +431,10 @@ void nnCases(Builder& b) {
   b.add("conv split-k 3x3 stride 2 batch 3 bias gelu", Op::Conv,
         {N(F({3, 64, 16, 16})), N(F({70, 64, 3, 3})), N(F({70}))},
         [&] { Attrs a = epi({5}, {0, 0}); a["pads"] = Ints{1, 1, 1, 1}; a["strides"] = Ints{2, 2}; return a; }());
-  // The accelerated mode's convs (Conv{precision="fp16"}: conv2d_f16 / conv2d_f16_splitk, x and w
-  // rounded to fp16, f32 sums; the evaluator rounds the same way): short K (one pass), 1x1 plain,
-  // groups + stride + dilation, and split-K with a bias, an epilogue tail, partial tiles, batches.
+  // The accelerated mode's convs (Conv{precision="fp16"}: conv2d_f16_splitk between conv2d_finish
+  // passes, x and w rounded to fp16, f32 sums; the evaluator rounds the same way): one slice (short K:
+  // 3x3, 1x1 plain, groups + stride + dilation) and several, with a bias, an epilogue tail, partial
+  // tiles, batches.
   auto f16 = [](Attrs a) { a["precision"] = std::string("fp16"); return a; };
   b.add("conv fp16 3x3 pad bias+residual+relu", Op::Conv,
         {N(F({2, 16, 34, 34})), N(F({70, 16, 3, 3})), N(F({70})), N(F({2, 70, 34, 34}))},
