@@ -1,5 +1,6 @@
-// The `coopnv` variants of conv2d_f16_splitk.comp: coop_gemm.glsl's core on conv2d.comp's implicit GEMM. For group g the
-// product is A = w[g*Mg .. g*Mg+Mg-1] (output channels x Kg, stored [M, K]:
+// The `coopnv` variants of conv2d_f16_splitk.comp: coop_gemm.glsl's core
+// on conv2d.comp's implicit GEMM over one K slice. For group g the product
+// is A = w[g*Mg .. g*Mg+Mg-1] (output channels x Kg, stored [M, K]:
 // vec4 loads, so Kg = Cg*KH*KW is a multiple of 4) times B = the im2col
 // view of x ([Kg, N*OH*OW], gathered on the fly, 4 pixels per vec4);
 // output rows are channels, columns pixels (images folded into the pixel
