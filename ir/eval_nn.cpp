@@ -68,8 +68,12 @@ HostTensor evalMatMul(const HostTensor& a, const HostTensor& b, const TensorType
 }
 
 HostTensor evalConv(const Node& n, const Inputs& in, const TensorType& outT) {
-  const MatMulPrecision precision = n.has("precision") ? matmulPrecision(n) : MatMulPrecision::F32;
-  const HostTensor x = roundOperand(*in[0], precision), w = roundOperand(*in[1], precision);
+  // precision = "fp16": x and w rounded first (copies only then).
+  const MatMulPrecision precision = matmulPrecision(n);
+  HostTensor xRounded, wRounded;
+  if (precision != MatMulPrecision::F32) xRounded = roundOperand(*in[0], precision), wRounded = roundOperand(*in[1], precision);
+  const HostTensor &x = precision != MatMulPrecision::F32 ? xRounded : *in[0];
+  const HostTensor &w = precision != MatMulPrecision::F32 ? wRounded : *in[1];
   bool hasBias = in.size() > 2 && n.inputs[2] != kNoValue;
   std::vector<double> X = toDoubles(x), W = toDoubles(w), B = hasBias ? toDoubles(*in[2]) : std::vector<double>();
   int64_t N = x.type.shape[0], C = x.type.shape[1], H = x.type.shape[2], Wd = x.type.shape[3];

@@ -8,8 +8,8 @@
 // of the epilogue after: faster than the cooperative tile applying it).
 // The sum order across slices is not fixed.
 //
-// Variants: `coopnv_atomicf` on cooperative matrices (conv2d_coop.glsl with
-// SPLIT_K) with native float atomic adds, `coopnv` the same with the
+// Variants: `coopnv_atomicf` on cooperative matrices (conv2d_coop.glsl)
+// with native float atomic adds, `coopnv` the same with the
 // compare-and-swap loop (atomic_add.glsl), `atomicf` conv2d_splitk.comp's
 // SIMT core with native atomics; the portable build is that core with the
 // compare-and-swap loop. All round the same way.
