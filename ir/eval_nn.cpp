@@ -336,7 +336,13 @@ HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT
   const auto qAt = rowAt(qs, tm & kAttnQ), kAt = rowAt(ks, tm & kAttnK),
              vAt = rowAt(attentionLogical(n, kAttnV, v.type.shape), tm & kAttnV), yAt = rowAt(outLogical, tm & kAttnOut);
   const double scale = n.f("scale", 1.0);
-  std::vector<double> Q = toDoubles(q), K = toDoubles(k), V = toDoubles(v), M;
+  // precision = "fp16" (ir/matmul.h): q, k, v rounded; each weight rounded for the sum over v only.
+  const bool f16 = matmulPrecision(n) == MatMulPrecision::F16;
+  auto operand = [&](const HostTensor& x) { return toDoubles(f16 ? roundOperand(x, MatMulPrecision::F16) : x); };
+  auto numerator = [&](double w) {
+    return f16 ? double(mgb::dtype::halfToFloat(mgb::dtype::floatToHalf(float(w)))) : w;
+  };
+  std::vector<double> Q = operand(q), K = operand(k), V = operand(v), M;
   if (mask) M = toDoubles(*mask);
   const int64_t batches = numel(qs) / (T * D);
   std::vector<double> Y(size_t(batches * T * Dv)), weight(static_cast<size_t>(S));
@@ -361,7 +367,7 @@ HostTensor evalAttention(const Node& n, const Inputs& in, const TensorType& outT
       for (int64_t e = 0; e < Dv; ++e) {
         double acc = 0;
         for (int64_t j = 0; j < S; ++j)
-          if (weight[size_t(j)] != 0) acc += weight[size_t(j)] * V[size_t(vAt(kb, j) + e)];
+          if (weight[size_t(j)] != 0) acc += numerator(weight[size_t(j)]) * V[size_t(vAt(kb, j) + e)];
         Y[size_t(yAt(b, t) + e)] = acc / sum;
       }
     }

@@ -1,5 +1,6 @@
 #include "ir/matmul.h"
 
+#include "ir/attention_layout.h"
 #include "ir/epilogue.h"
 
 namespace mgc {
@@ -47,6 +48,20 @@ std::string convLowPrecisionRefusal(const Node& n, const TensorType& x, const Te
   if (groups <= 0 || w.shape[0] / groups < kConvMinGemmChannels)
     return "it has fewer than " + std::to_string(kConvMinGemmChannels) + " output channels per group (a direct conv)";
   if ((w.shape[1] * w.shape[2] * w.shape[3]) % 4 != 0) return "its weight rows are not whole vec4s";
+  return "";
+}
+
+std::string attentionLowPrecisionRefusal(const Node& n, const TensorType& q, const TensorType& k, const TensorType& v,
+                                         MatMulPrecision p) {
+  if (p != MatMulPrecision::F16) return "attention takes fp16 only";
+  if (q.dtype != DType::F32 || k.dtype != DType::F32 || v.dtype != DType::F32) return "its operands are not f32";
+  const Shape lq = attentionLogical(n, kAttnQ, q.shape), lv = attentionLogical(n, kAttnV, v.shape);
+  if (lq.size() < 2 || lv.size() < 2) return "an operand is a vector";
+  const int64_t T = lq[lq.size() - 2], D = lq.back(), Dv = lv.back();
+  if (D <= 0 || Dv <= 0 || D > kAttentionF16MaxHeadDim || Dv > kAttentionF16MaxHeadDim || D % 4 != 0 || Dv % 4 != 0)
+    return "its heads (q " + std::to_string(D) + ", v " + std::to_string(Dv) + " wide) are not whole vec4s of at most " +
+           std::to_string(kAttentionF16MaxHeadDim);
+  if (T < kAttentionF16FromRows) return "it has " + std::to_string(T) + " query rows (matrix-vector work)";
   return "";
 }
 

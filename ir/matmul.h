@@ -71,4 +71,21 @@ constexpr int64_t kConvMinGemmChannels = 16;
 // (whole vec4 rows of w), and fp16 (no bf16 conv kernel).
 std::string convLowPrecisionRefusal(const Node& n, const TensorType& x, const TensorType& w, MatMulPrecision p);
 
+// And attention (`precision = "fp16"`, fp16 only): q, k and v rounded to
+// fp16, the scores q·k summed in f32, then scaled, masked and softmaxed in
+// f32 against each row's max over all its keys; each weight is rounded to
+// fp16 for the weighted sum of v (summed in f32), while the sum that
+// normalizes it adds the unrounded weights (attention_f16; the evaluator
+// rounds the same way). Heads of at most kAttentionF16MaxHeadDim (one
+// 64-wide fragment row), at least kAttentionF16FromRows query rows (one
+// 16-row fragment; fewer are matrix-vector work).
+constexpr int64_t kAttentionF16MaxHeadDim = 64;
+constexpr int64_t kAttentionF16FromRows = 16;
+// Why Attention node n with stored operands q, k, v cannot take `p`, or ""
+// when it can: fp16, f32 operands, head dims of 4 to
+// kAttentionF16MaxHeadDim in whole vec4s, at least kAttentionF16FromRows
+// query rows.
+std::string attentionLowPrecisionRefusal(const Node& n, const TensorType& q, const TensorType& k, const TensorType& v,
+                                         MatMulPrecision p);
+
 }  // namespace mgc

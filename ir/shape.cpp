@@ -231,6 +231,13 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       if (v.shape[size_t(rank - 2)] != S) fail(n, "v " + v.str() + " and k " + k.str() + " differ in length");
       if (hasIn(3) && (in(3).shape != Shape{T, S} || in(3).dtype != q.dtype))
         fail(n, "mask " + in(3).str() + " is not [" + std::to_string(T) + ", " + std::to_string(S) + "] of q's dtype");
+      if (n.has("precision")) {
+        MatMulPrecision p;
+        if (!parsePrecision(n.s("precision"), &p) || p == MatMulPrecision::F32)
+          fail(n, "precision must be \"fp16\", got \"" + n.s("precision") + "\"");
+        if (std::string why = attentionLowPrecisionRefusal(n, in(0), in(1), in(2), p); !why.empty())
+          fail(n, "precision = \"" + n.s("precision") + "\" needs the fp16 attention kernel, but " + why);
+      }
       Shape s = q.shape;
       s.back() = v.shape.back();
       return {TensorType{q.dtype, attentionStored(s, tm & kAttnOut)}};

@@ -1,4 +1,6 @@
-// Attention → attention_tiled / attention_tiled24 (kernels/src/
+// Attention → attention_f16 in the accelerated mode (precision = "fp16":
+// kernels/src/attention_f16.comp, 64 query rows per workgroup on
+// cooperative matrices), attention_tiled / attention_tiled24 (kernels/src/
 // attention_tiled.comp: 64 / 24 query rows per workgroup, flash-attention
 // style) for long queries with heads of
 // at most 64, else attention (attention.comp: one workgroup per query row,
@@ -9,6 +11,7 @@
 
 #include "ir/attention_layout.h"
 #include "ir/builder.h"
+#include "ir/matmul.h"
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {
@@ -24,6 +27,8 @@ constexpr int64_t kTiledFromRows = 32;
 // 96 invocations): more, smaller workgroups to spread over a big GPU
 // (attention_tiled24.comp says what the H100 measured).
 constexpr int64_t kTiledSmallBelow = 256;
+// attention_f16's query rows per workgroup (16 per subgroup).
+constexpr int64_t kF16Rows = 64;
 
 bool tiledAttention(int64_t T, int64_t D, int64_t Dv) {
   return T >= kTiledFromRows && D <= kTiledMaxHeadDim && Dv <= kTiledMaxHeadDim && D % 4 == 0 && Dv % 4 == 0;
@@ -71,6 +76,13 @@ std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
   u32(n, numel(v), "value tensor size");
   u32(n, numel(out), "output size");
   d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], hasMask ? n.inputs[3] : n.inputs[0], n.outputs[0]};
+  if (matmulPrecision(n) == MatMulPrecision::F16) {  // (ir/shape.cpp checked the heads and rows)
+    d.kernel = "attention_f16";
+    d.groups[0] = uint32_t(std::min<int64_t>((T + kF16Rows - 1) / kF16Rows, kMaxGroups));
+    d.groups[1] = uint32_t(std::min<int64_t>(rows / T, kMaxGroups));
+    d.groups[2] = 1;
+    return {d};
+  }
   if (tiledAttention(T, D, Dv)) {
     const int64_t batches = rows / T, rowsPerGroup = (T + 63) / 64 * batches < kTiledSmallBelow ? 24 : 64;
     d.kernel = rowsPerGroup == 24 ? "attention_tiled24" : "attention_tiled";

@@ -7,9 +7,27 @@
 // products, which are bound by memory and not by math, stay f32, as do
 // every other op and every tensor in memory (f32 master weights, optimizer
 // state and activations). Runs after the pipeline, on fused nodes.
+#include "ir/attention_layout.h"
 #include "passes/graph/passes.h"
 
 namespace mgc {
+
+namespace {
+
+// attention_f16 gives each subgroup 16 query rows and each workgroup 64:
+// on grids of fewer workgroups than this the f32 kernel's smaller ones
+// (attention_tiled24) measured faster (docs/performance.md).
+constexpr int64_t kAttentionF16MinGroups = 64;
+
+bool attentionTakesF16(const Graph& g, const Node& n, MatMulPrecision p) {
+  const TensorType &q = g.type(n.inputs[0]), &k = g.type(n.inputs[1]), &v = g.type(n.inputs[2]);
+  if (!attentionLowPrecisionRefusal(n, q, k, v, p).empty()) return false;
+  const Shape lq = attentionLogical(n, kAttnQ, q.shape);
+  const int64_t T = lq[lq.size() - 2], batches = numel(lq) / (T * lq.back());
+  return (T + 63) / 64 * batches >= kAttentionF16MinGroups;
+}
+
+}  // namespace
 
 void markPrecision(Graph& g, MatMulPrecision p) {
   if (p == MatMulPrecision::F32) return;
@@ -17,7 +35,8 @@ void markPrecision(Graph& g, MatMulPrecision p) {
     if (n.has("precision")) continue;
     const bool can = n.op == Op::MatMul ? lowPrecisionRefusal(n, g.type(n.inputs[0]), g.type(n.inputs[1])).empty()
                      : n.op == Op::Conv ? convLowPrecisionRefusal(n, g.type(n.inputs[0]), g.type(n.inputs[1]), p).empty()
-                                        : false;
+                     : n.op == Op::Attention ? attentionTakesF16(g, n, p)
+                                             : false;
     if (can) n.attrs["precision"] = std::string(precisionName(p));
   }
 }

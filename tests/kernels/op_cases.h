@@ -26,6 +26,10 @@ struct OpCase {
   std::string label;  // "conv depthwise stride 2"
   Graph graph;        // inputs, one node, one output
   std::vector<Fill> fills;  // one per graph input
+  // Largest |got - expected| / max(1, |expected|) accepted for f32 outputs
+  // (f16 outputs: 1e-3): summation order only, unless a case's semantics
+  // round values that a last-bit difference can move to the next fp16.
+  double tolerance = 1e-4;
 };
 
 std::vector<OpCase> opCases();

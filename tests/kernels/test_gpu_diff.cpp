@@ -161,10 +161,10 @@ std::vector<HostTensor> runOnGpu(mgrt_context* ctx, const test::OpCase& c, const
 }
 
 // Mismatching elements, described; empty if every element agrees.
-std::string compare(const HostTensor& ref, const HostTensor& got) {
+std::string compare(const HostTensor& ref, const HostTensor& got, double f32Tolerance) {
   std::ostringstream why;
   int bad = 0;
-  double tol = ref.type.dtype == DType::F16 ? 1e-3 : 1e-4;
+  double tol = ref.type.dtype == DType::F16 ? 1e-3 : f32Tolerance;
   for (int64_t i = 0; i < ref.numel(); ++i) {
     bool ok;
     std::string a, b;
@@ -210,7 +210,7 @@ TEST_CASE("every op case on the GPU matches the CPU reference") {
     auto compareAll = [&](const std::vector<HostTensor>& got) {
       std::string diff;
       for (size_t o = 0; o < ref.size(); ++o) {
-        const std::string d = compare(ref[o], got.at(o));
+        const std::string d = compare(ref[o], got.at(o), c.tolerance);
         if (!d.empty()) diff += "output " + std::to_string(o) + ":\n" + d;
       }
       return diff;
