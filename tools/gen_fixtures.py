@@ -133,8 +133,9 @@ def rms_norms():
 class Attentions(nn.Module):
     """Attention in the spellings exports produce, each fused into one
     attention node by mgc (passes/graph/fuse_attention.cpp): the stock
-    nn.MultiheadAttention over 70 positions (q scaled before q kᵀ, k
-    transposed by the export); Llama-style causal self-attention with GQA
+    nn.MultiheadAttention over 70 positions, batch 8 (q scaled before q kᵀ,
+    k transposed by the export; 4 heads x 8 x 2 blocks of 64 rows: the
+    grid from which `--precision fp16` runs attention_f16); Llama-style causal self-attention with GQA
     (repeat_kv's expand) and masked_fill of a constant causal mask (a
     Where), 40 positions; cross-attention of 20 queries over 33 keys with
     an additive float mask given as an input. The first two take the tiled
@@ -170,7 +171,7 @@ def attentions():
     mask = torch.zeros(20, 33)
     mask[:, 25:] = float("-inf")  # the last keys hidden
     mask[3, :5] = -1e9
-    return Attentions(), [torch.randn(1, 70, 64), torch.randn(1, 40, 64), torch.randn(1, 20, 64),
+    return Attentions(), [torch.randn(8, 70, 64), torch.randn(1, 40, 64), torch.randn(1, 20, 64),
                           torch.randn(1, 33, 64), mask]
 
 

@@ -219,7 +219,7 @@ TEST_CASE("mobilenet_v2 matches PyTorch", "[models][generated]") {
 }
 
 TEST_CASE("attention in three exported spellings: one fused dispatch each, matches PyTorch", "[models][generated]") {
-  // nn.MultiheadAttention over 70 positions and causal GQA self-attention
+  // nn.MultiheadAttention over 70 positions (batch 8) and causal GQA self-attention
   // over 40 (attention_tiled24: grids of few blocks), cross-attention of 20
   // queries with a mask input (attention); no scores tensor, no softmax.
   nlohmann::json report = nlohmann::json::parse(runFixture("attentions", generatedFixturesDir() + "/attentions"));
@@ -228,4 +228,21 @@ TEST_CASE("attention in three exported spellings: one fused dispatch each, match
   CHECK(kernels["attention_tiled24"] == 2);
   CHECK(kernels["attention"] == 1);
   CHECK(kernels.count("softmax") == 0);
+}
+
+// The accelerated mode's attention (Attention{precision="fp16"}:
+// attention_f16): the batch-8 nn.MultiheadAttention (64 workgroups of 64
+// rows) rounds q, k, v and its weights to fp16; the two smaller grids stay
+// f32. Every output stays within ~5x the error measured when this was
+// written (6.1e-4) of PyTorch's fp32.
+TEST_CASE("attention in the accelerated mode stays near PyTorch fp32", "[models][generated]") {
+  mgc::CompileOptions opts;
+  opts.precision = mgc::MatMulPrecision::F16;
+  nlohmann::json report = nlohmann::json::parse(
+      runFixture("attentions fp16", generatedFixturesDir() + "/attentions", opts, 3e-3));
+  std::map<std::string, int> kernels;
+  for (const auto& d : report.at("dispatches")) ++kernels[d.at("kernel").get<std::string>()];
+  CHECK(kernels["attention_f16"] == 1);
+  CHECK(kernels["attention_tiled24"] == 1);
+  CHECK(kernels["attention"] == 1);
 }
