@@ -52,24 +52,15 @@ uvec2 half4(vec4 v) { return uvec2(packFloat2x16(f16vec2(v.xy)), packFloat2x16(f
     DST[(task / 16u) * PH + task % 16u] = half4(R[i]);                                      \
   }
 
-// Max or sum of the two lanes of a row (lanes 2 r, 2 r + 1 of a subgroup).
-float pairMax(float x) {
+// The other lane's x of this row (lanes 2 r and 2 r + 1 of a subgroup).
+float partner(float x) {
   uint t = gl_LocalInvocationIndex;
   sX[t] = x;
   subgroupMemoryBarrierShared();
   subgroupBarrier();
   float y = sX[t ^ 1u];
   subgroupBarrier();
-  return isnan(x) || isnan(y) ? x + y : max(x, y);
-}
-float pairSum(float x) {
-  uint t = gl_LocalInvocationIndex;
-  sX[t] = x;
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
-  float y = sX[t ^ 1u];
-  subgroupBarrier();
-  return x + y;
+  return y;
 }
 
 // The subgroup's 16 x 64 products q kᵀ of the block in sK, into its rows
@@ -131,7 +122,8 @@ void attendBlock(uint b, uint row0) {
     }
     subgroupBarrier();  // the scores are read before the next block's overwrite them
   }
-  mx = pairMax(mx);
+  float other = partner(mx);
+  mx = isnan(mx) || isnan(other) ? mx + other : max(mx, other);
 
   // Walk 2: the weights, their sums, o += p v.
   float l = 0.0;
@@ -169,7 +161,7 @@ void attendBlock(uint b, uint row0) {
       }
     }
   }
-  l = pairSum(l);
+  l += partner(l);
 
   // The output: each subgroup's accumulators through its score rows.
   [[unroll]] for (uint j = 0u; j < 4u; ++j) coopMatStoreNV(o[j], sS, 16u * sg * PS + 4u * j, PS, false);
