@@ -30,7 +30,7 @@ constexpr SplitK kMatMulSplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK
 // slices of >= 128 k values instead, towards 512 workgroups of 256
 // threads. With native float atomics (H100, bench/results/h100-d785624.md;
 // was fill 288 with slices >= 512): Whisper's forward 2.959 → 2.706 ms,
-// its train step 8.69 → 8.01.
+// its train step 8.69 → 8.01. fp16 products of such grids take it too.
 constexpr SplitK kMidGridSplitK{/*fillTiles=*/512, /*splitBelow=*/256, /*minSliceK=*/128, /*maxSlices=*/4};
 constexpr SplitK kMatMulF16SplitK{/*fillTiles=*/256, /*splitBelow=*/64, /*minSliceK=*/128, /*maxSlices=*/16};
 
@@ -138,7 +138,13 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
     d.groups[1] = clamp(big ? largeTiles(M) : tiles(M));
     d.groups[2] = clamp(batches);
     if (precision != MatMulPrecision::F16 || big) return {d};
-    return splitOver(g, n, d, splitK(kMatMulF16SplitK, tiles(N) * tiles(M) * batches, K), "matmul_f16_splitk");
+    // Small grids split by the fp16 policy; grids of 64 to 255 tiles (Whisper's 144-tile
+    // projections) by the mid-grid one, as in strict fp32 (H100, bench/results/
+    // h100-c8f9567-attention-f16.md: Whisper's fp16 forward 1.678 → 1.528 ms).
+    const int64_t grid = tiles(N) * tiles(M) * batches;
+    KSlices ks = splitK(kMatMulF16SplitK, grid, K);
+    if (ks.count < 2) ks = splitK(kMidGridSplitK, grid, K);
+    return splitOver(g, n, d, ks, "matmul_f16_splitk");
   }
   if (K >= kTile8MinK && vec4Rows(layout, M, N, K)) {
     const int64_t medium = tiles(M) * tiles(N) * batches;

@@ -205,6 +205,9 @@ void nnCases(Builder& b) {
   b.add("matmul fp16 splitk 70x600@600x100 bias+residual", Op::MatMul,
         {N(F({70, 600})), N(F({600, 100})), N(F({100})), N(F({70, 100}))}, prec("fp16", epi({7, 7}, {0, 0, 0, 0})));
   b.add("matmul fp16 splitk trans_b batch", Op::MatMul, {N(F({3, 50, 300})), N(F({72, 300}))}, prec("fp16", tb));
+  // 72 tiles of 64x64 over K 1024: the mid-grid policy's 4 slices.
+  b.add("matmul fp16 mid-grid split-K 8x130x1024 trans_b relu", Op::MatMul, {N(F({8, 130, 1024})), N(F({132, 1024}))},
+        prec("fp16", [&] { Attrs a = epi({1}, {0, 0}); a["trans_b"] = int64_t(1); return a; }()));
   b.add("matmul fp16 splitk trans_a gelu", Op::MatMul, {N(F({264, 40})), N(F({264, 36}))},
         prec("fp16", [&] { Attrs a = epi({5}, {0, 0}); a["trans_a"] = int64_t(1); return a; }()));
   // ≥ 192 tiles of 128x128 and K ≥ 256: matmul_f16_large.comp, every layout, partial tiles, K % 32 != 0.
