@@ -123,6 +123,7 @@ HostTensor evalOne(const Node& n, const Inputs& in, const TensorType& T) {
       applyEpilogue(n, in, out);
       return out;
     }
+    case Op::QGatedMlp: return evalQGatedMlp(n, in, T);
     case Op::Conv: {
       HostTensor out = evalConv(n, in, T);  // (rounds x and w for precision = "fp16")
       applyEpilogue(n, in, out);

@@ -182,6 +182,9 @@ std::vector<HostTensor> evalAdamStep(const Node& n, const Inputs& in);
 // AttentionCache's three results (out, k_cache', v_cache'), by its
 // definition in ops.def: rotary, two state writes, attention.
 std::vector<HostTensor> evalAttentionCache(const Node& n, const Inputs& in, const std::vector<TensorType>& outT);
+// QGatedMlp by its definition in ops.def: the norm, the gate and up
+// products, silu(gate) * up, the down product, the residual.
+HostTensor evalQGatedMlp(const Node& n, const Inputs& in, const TensorType& outT);
 
 // eval_reduce.cpp
 enum class ReduceKind { Sum, Mean, Max, Min, Prod };

@@ -3,6 +3,7 @@
 #include "ir/attention_layout.h"
 #include "ir/epilogue.h"
 #include "ir/eval_internal.h"
+#include "ir/qweights.h"
 
 namespace mgc::eval {
 
@@ -393,12 +394,51 @@ std::vector<HostTensor> evalAttentionCache(const Node& n, const Inputs& in, cons
   Inputs args{&q5, &k5, &v5};
   if (n.inputs.size() > 8 && n.inputs[8] != kNoValue) args.push_back(in[8]);
   HostTensor out = evalAttention(n, args, TensorType{DType::F32, {B, KV, H / KV, T, Dv}});
+  auto operand = [&](size_t k) { return k < in.size() ? in[k] : nullptr; };
+  if (operand(9)) {  // the output projection (T = 1: the heads' rows side by side)
+    out.type = TensorType{DType::F32, {B, T, H * Dv}};
+    const HostTensor w = dequantizeWeight(*in[9], operand(10), WeightFormat(n.i("format", 0)), H * Dv, n.i("group", 0));
+    out = evalMatMul(out, swapLastTwo(w), outT[0]);
+    if (const HostTensor* r = operand(11))
+      for (int64_t i = 0; i < out.numel(); ++i) storeF(out, i, out.getF(i) + r->getF(i));
+  }
   out.type = outT[0];
   std::vector<HostTensor> r;
   r.push_back(std::move(out));
   r.push_back(std::move(keys));
   r.push_back(std::move(values));
   return r;
+}
+
+HostTensor evalQGatedMlp(const Node& n, const Inputs& in, const TensorType& outT) {
+  const HostTensor& x = *in[0];
+  const WeightFormat f = WeightFormat(n.i("format", 0));
+  const int64_t group = n.i("group", 0), K = x.type.shape.back();
+  auto weight = [&](size_t k, int64_t cols) {  // words k, scales k + 3
+    return dequantizeWeight(*in[k], in.size() > k + 3 ? in[k + 3] : nullptr, f, cols, group);
+  };
+  auto operand = [&](size_t k) { return in.size() > k ? in[k] : nullptr; };
+  HostTensor xn = x;
+  if (operand(7)) {
+    Node norm;
+    norm.op = Op::RMSNorm;
+    norm.name = n.name;
+    norm.attrs["epsilon"] = n.f("norm_eps");
+    xn = evalRMSNorm(norm, {&x, operand(7)}, x.type);
+  }
+  const HostTensor wg = weight(1, K), wu = weight(2, K);
+  TensorType hidden = x.type;
+  hidden.shape.back() = wg.type.shape[0];
+  const HostTensor gate = evalMatMul(xn, swapLastTwo(wg), hidden), up = evalMatMul(xn, swapLastTwo(wu), hidden);
+  HostTensor h(hidden);
+  for (int64_t i = 0; i < h.numel(); ++i) {
+    const double v = gate.getF(i);
+    storeF(h, i, v * applyEpilogueStep(EpilogueStep::Sigmoid, v, 0, 0) * up.getF(i));
+  }
+  HostTensor out = evalMatMul(h, swapLastTwo(weight(3, hidden.shape.back())), outT);
+  if (const HostTensor* r = operand(8))
+    for (int64_t i = 0; i < out.numel(); ++i) storeF(out, i, out.getF(i) + r->getF(i));
+  return out;
 }
 
 HostTensor evalSoftmax(const Node& n, const HostTensor& x, const TensorType& outT, bool logarithm) {

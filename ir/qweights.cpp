@@ -73,6 +73,19 @@ std::string quantizeProblem(WeightFormat f, int64_t K, int64_t group) {
   return "";
 }
 
+std::string qgatedMlpProblem(WeightFormat f, int64_t K, int64_t I, int64_t group) {
+  if (std::string why = quantizeProblem(f, K, group); !why.empty()) return why;
+  if (std::string why = quantizeProblem(f, I, group); !why.empty()) return why;
+  const int64_t per = weightsPerWord(f), groupWords = weightFormatInfo(f).scaled ? group / per : K / per;
+  if ((K / per) % 4 != 0 || (groupWords % 4 != 0 && groupWords > 2))
+    return "a gate / up row of " + std::to_string(K) + " is not whole 16-byte columns of its groups";
+  if (I % kGatedMlpRows != 0)
+    return "the intermediate size " + std::to_string(I) + " is not a multiple of " + std::to_string(kGatedMlpRows);
+  if (weightFormatInfo(f).scaled && group % kGatedMlpRows != 0)
+    return "the group size " + std::to_string(group) + " is not a multiple of " + std::to_string(kGatedMlpRows);
+  return "";
+}
+
 QuantizedWeight quantizeWeight(const HostTensor& w, WeightFormat f, int64_t group) {
   if (w.type.dtype != DType::F32 || w.type.rank() != 2) throw Error("quantizeWeight: expected f32 [N, K], got " + w.type.str());
   const int64_t N = w.type.shape[0], K = w.type.shape[1];

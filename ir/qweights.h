@@ -47,6 +47,14 @@ bool parseWeightFormat(std::string_view s, WeightFormat* out);
 // when it can.
 std::string quantizeProblem(WeightFormat f, int64_t K, int64_t group);
 
+// QGatedMlp's kernel (kernels/src/qgated_mlp.comp) takes its intermediates
+// kGatedMlpRows at a time, the gate / up rows with qmatvec's one-row path.
+// Why x [K] times gate / up [I, K] and down [N, I] packed as `f` with
+// groups of `group` cannot run there (rows of gate / up not whole 16-byte
+// columns, I not a multiple of kGatedMlpRows, a group that is not), or "".
+constexpr int64_t kGatedMlpRows = 16;
+std::string qgatedMlpProblem(WeightFormat f, int64_t K, int64_t I, int64_t group);
+
 struct QuantizedWeight {
   HostTensor words;   // i32 [N, K / perWord]
   HostTensor scales;  // f32 [N, K / group]; empty (numel 0, rank 0) for f16

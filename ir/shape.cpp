@@ -1,5 +1,6 @@
 // Shape rules: one case per op; a missing case is a build error (-Wswitch).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "ir/attention_layout.h"
@@ -98,7 +99,8 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
     // Conv's bias (slot 2, possibly followed by epilogue operands) and
     // LayerNorm's bias (last) may be absent.
     bool optional = ((n.op == Op::Conv || n.op == Op::QMatMul) && k == 2) || (n.op == Op::LayerNorm && k == 2) ||
-                    (n.op == Op::Attention && k == 3) || (n.op == Op::AttentionCache && k == 8);
+                    (n.op == Op::Attention && k == 3) || (n.op == Op::AttentionCache && (k == 8 || k >= 10)) ||
+                    (n.op == Op::QGatedMlp && k >= 4);
     if (v == kNoValue && !optional) fail(n, "input " + std::to_string(k) + " is missing");
     if (v != kNoValue && (v < 0 || size_t(v) >= g.values.size())) fail(n, "input " + std::to_string(k) + " is not a value");
   }
@@ -261,7 +263,30 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
           fail(n, "cos / sin " + in(i).str() + " is not " + TensorType{DType::F32, {T, D}}.str());
       if (hasIn(8) && (in(8).shape != Shape{T, S} || in(8).dtype != DType::F32))
         fail(n, "mask " + in(8).str() + " is not f32[" + std::to_string(T) + "," + std::to_string(S) + "]");
-      return {TensorType{DType::F32, {B, H, T, Dv}}, kc, vc};
+      if (nin <= 9) return {TensorType{DType::F32, {B, H, T, Dv}}, kc, vc};
+      // The output projection: out viewed [B, T, H Dv] (T = 1) times o.
+      if (!hasIn(9)) fail(n, "o_proj scales or residual without its weights (input 9)");
+      if (T != 1) fail(n, "the output projection needs one query row per head (T = 1), got q " + x.str());
+      const TensorType* noScales = nullptr;
+      const TensorType out = qmatmulType(n, TensorType{DType::F32, {B, T, H * Dv}}, in(9), hasIn(10) ? &in(10) : noScales);
+      if (hasIn(11) && in(11) != out) fail(n, "residual " + in(11).str() + " is not the output's type " + out.str());
+      return {out, kc, vc};
+    }
+    case Op::QGatedMlp: {  // (x, gate_words, up_words, down_words, [gate_scales, up_scales, down_scales, norm, residual])
+      const TensorType* noScales = nullptr;
+      auto scalesAt = [&](int k) { return hasIn(k) ? &in(k) : noScales; };
+      const TensorType gate = qmatmulType(n, x, in(1), scalesAt(4)), up = qmatmulType(n, x, in(2), scalesAt(5));
+      if (gate != up) fail(n, "gate " + in(1).str() + " and up " + in(2).str() + " weights differ in shape");
+      const int64_t K = x.shape.back();
+      if (K > 0 && x.numel() != K) fail(n, "x " + x.str() + " must have one row (a decode step)");
+      const TensorType out = qmatmulType(n, gate, in(3), scalesAt(6));
+      if (hasIn(7) && (in(7).shape != Shape{K} || in(7).dtype != DType::F32))
+        fail(n, "norm weight " + in(7).str() + " is not f32[" + std::to_string(K) + "]");
+      if (hasIn(7) != n.has("norm_eps")) fail(n, "norm_eps and the norm weight come together");
+      if (hasIn(7) && !(n.f("norm_eps") >= 0 && std::isfinite(n.f("norm_eps"))))
+        fail(n, "norm_eps must be finite and >= 0");
+      if (hasIn(8) && in(8) != out) fail(n, "residual " + in(8).str() + " is not the output's type " + out.str());
+      return {out};
     }
     case Op::Conv: {
       const TensorType& w = in(1);

@@ -54,6 +54,10 @@ uint64_t flopsOf(const Graph& g, const Node& n, const std::string& kernel) {
     return a.empty() ? 0 : mul(mul(2, out), count(a.back()));
   }
   if (kernel == "qmatmul" || kernel == "qmatvec") return mul(mul(2, out), count(inType(g, n, 0).shape.back()));
+  if (kernel == "qgated_mlp") {  // gate and up [I, K], down [N, I]
+    const uint64_t K = count(inType(g, n, 0).shape.back()), I = count(inType(g, n, 1).shape[0]);
+    return mul(2, mul(I, mul(2, K) + out));
+  }
   if (n.op == Op::Conv && kernel.rfind("conv2d", 0) == 0 && kernel != "conv2d_finish")  // every forward conv kernel
     return convFlops(inType(g, n, 1).shape, outType(g, n).shape);
   if (kernel == "conv2d_grad" || kernel == "conv2d_grad_gemm") {

@@ -146,7 +146,7 @@ void emitNodeOp(EltwiseProgram& p, const Graph& g, const Node& n, const std::vec
     case Op::Slice: case Op::Gather: case Op::Expand: case Op::Pad: case Op::ConvGradInput: case Op::ConvGradWeight:
     case Op::MaxPoolGrad: case Op::AvgPoolGrad: case Op::GatherGrad: case Op::GatherElements:
     case Op::ScatterElements: case Op::DropoutMask: case Op::StateWrite: case Op::QMatMul: case Op::Attention: case Op::Rotary:
-    case Op::AttentionCache:
+    case Op::AttentionCache: case Op::QGatedMlp:
     case Op::FusedEltwise: case Op::FusedReduce: case Op::AdamStep:
       fail(n, "not an elementwise op");
   }

@@ -28,6 +28,7 @@ std::vector<DispatchPlan> lowerOp(const Graph& g, const Node& n) {
       return lowerEltwise(g, n);
     case Op::MatMul: return lowerMatMul(g, n);
     case Op::QMatMul: return lowerQMatMul(g, n);
+    case Op::QGatedMlp: return lowerQGatedMlp(g, n);
     case Op::Conv: return lowerConv(g, n);
     case Op::MaxPool: return lowerPool(g, n);
     case Op::AvgPool: return lowerPool(g, n);

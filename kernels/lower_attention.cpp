@@ -12,6 +12,7 @@
 #include "ir/attention_layout.h"
 #include "ir/builder.h"
 #include "ir/matmul.h"
+#include "ir/qweights.h"
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {
@@ -118,8 +119,9 @@ std::vector<DispatchPlan> lowerAttentionCache(const Graph& g, const Node& n) {
                 ", got q " + shapeStr(q) + ", v " + shapeStr(v));
   if (numel(q) == 0 || Dv == 0) fail(n, "the attention_cache kernel needs a query and a value element, got q " +
                                           shapeStr(q) + ", v " + shapeStr(v));
-  const bool hasMask = n.inputs.size() > 8 && n.inputs[8] != kNoValue;
-  DispatchPlan d = makePlan(n, "attention_cache");
+  auto has = [&](size_t k) { return n.inputs.size() > k && n.inputs[k] != kNoValue; };
+  const bool hasMask = has(8), proj = has(9);
+  DispatchPlan d = makePlan(n, proj ? "attention_cache_proj" : "attention_cache");
   const int64_t rows = numel(q) / D;
   // S and T also go through i32: the kernel compares offset <= S - T signed.
   d.params = {u32(n, rows, "query rows"), i32(n, T, "query length"), i32(n, S, "cache length"), u32(n, D, "head dim"),
@@ -127,12 +129,24 @@ std::vector<DispatchPlan> lowerAttentionCache(const Graph& g, const Node& n) {
               u32(n, H / KV, "query heads per K/V head")};
   u32(n, numel(cache), "key cache size");
   u32(n, numel(inType(g, n, 4).shape), "value cache size");
-  u32(n, rows * Dv, "output size");
+  u32(n, numel(outType(g, n).shape), "output size");
   d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], n.inputs[5], n.inputs[6], n.inputs[7],
                 hasMask ? n.inputs[8] : n.inputs[0], n.outputs[0], n.outputs[1], n.outputs[2]};
   d.numWritten = 3;  // out and the two caches (read too: their bytes are the old values')
   setGroupGrid(d, n, uint64_t(rows));
-  return {d};
+  if (!proj) return {d};
+  // The output projection (attention_cache_proj.comp): out zeroed a level
+  // early, then each row's share of o_proj added into it.
+  const WeightFormat format = WeightFormat(n.i("format", 0));
+  const int64_t K = H * Dv, per = weightsPerWord(format), N = outType(g, n).shape.back();
+  const bool scaled = has(10);
+  if (Dv % per != 0) fail(n, "the output projection needs whole words per head (Dv " + std::to_string(Dv) + ")");
+  const int64_t group = scaled ? n.i("group", 0) : K;
+  d.params.insert(d.params.end(), {u32(n, N, "N"), uint32_t(format), u32(n, group, "group"), u32(n, K / per, "o words"),
+                                   u32(n, K / group, "o groups"), has(11) ? 1u : 0u});
+  d.bindings.insert(d.bindings.begin() + 7, {n.inputs[9], scaled ? n.inputs[10] : n.inputs[9],
+                                             has(11) ? n.inputs[11] : n.inputs[0]});
+  return {zeroOutput(n, numel(outType(g, n).shape), n.inputs[9]), d};
 }
 
 }  // namespace mgc::kern

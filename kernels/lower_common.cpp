@@ -44,6 +44,15 @@ DispatchPlan splitKInit(const Graph& g, const Node& n, int64_t size, int64_t cha
   return d;
 }
 
+DispatchPlan zeroOutput(const Node& n, int64_t size, ValueId early) {
+  DispatchPlan d = makePlan(n, "conv2d_finish");
+  d.params = {u32(n, size, "output size"), u32(n, size, "output size"), 1, 0, 0};
+  d.params.resize(d.params.size() + 2 + 3 * Epilogue::kMaxSteps, 0);  // no epilogue steps
+  d.bindings = {early, early, early, n.outputs[0]};
+  setItemGrid(d, n, uint64_t(size));
+  return d;
+}
+
 DispatchPlan splitKFinish(const DispatchPlan& init) {
   DispatchPlan d = init;
   d.params[kFinishModeWord] = 1;

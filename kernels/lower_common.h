@@ -55,6 +55,9 @@ constexpr size_t kFinishModeWord = 4;
 // product's activation input, and may run a level early.
 DispatchPlan splitKInit(const Graph& g, const Node& n, int64_t size, int64_t channels, int64_t pixels, ValueId bias,
                         ValueId early);
+// The same pass writing zeros (no bias, no epilogue; every input binding
+// `early`): an output that a kernel adds into.
+DispatchPlan zeroOutput(const Node& n, int64_t size, ValueId early);
 // The pass after the slices (mode 1) applying the rest of the epilogue,
 // from the initializing pass.
 DispatchPlan splitKFinish(const DispatchPlan& init);
@@ -138,6 +141,7 @@ std::vector<DispatchPlan> lowerPad(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerGather(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n);
 std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n);  // lower_qmatmul.cpp
+std::vector<DispatchPlan> lowerQGatedMlp(const Graph& g, const Node& n);  // lower_qmatmul.cpp
 // kMatVecRows (ir/matmul.h): up to this many rows, a product streams its
 // weights once through matvec.comp / qmatvec.comp instead of 64x64 tiles.
 // matvec.comp takes its narrow shape (4 columns x 64 slices per workgroup)

@@ -89,4 +89,45 @@ std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
   return {d};
 }
 
+// QGatedMlp (one row x; I % 16 == 0, a scaled group a multiple of 16 —
+// checked by qgatedMlpFits, ir/qweights.h) → a zeroing pass over out
+// (conv2d_finish, mode 0, bound to the down weights only: it runs a level
+// early) and qgated_mlp.comp, which adds each row group's share into it.
+std::vector<DispatchPlan> lowerQGatedMlp(const Graph& g, const Node& n) {
+  const TensorType& x = inType(g, n, 0);
+  const TensorType& out = outType(g, n);
+  const WeightFormat format = WeightFormat(n.i("format", 0));
+  const int64_t K = x.shape.back(), I = inType(g, n, 1).shape[0], N = out.shape.back();
+  if (out.numel() == 0) return {};
+  if (std::string why = qgatedMlpProblem(format, K, I, n.i("group", 0)); !why.empty()) fail(n, why);
+  auto has = [&](size_t k) { return n.inputs.size() > k && n.inputs[k] != kNoValue; };
+  const bool scaled = has(4), norm = has(7), residual = has(8);
+  const ValueId x0 = n.inputs[0], gw = n.inputs[1], uw = n.inputs[2], dw = n.inputs[3];
+  DispatchPlan d = makePlan(n, "qgated_mlp");
+  d.params.assign(36, 0);
+  d.params[0] = 1;  // M
+  d.params[1] = u32(n, I, "intermediate size");
+  d.params[2] = u32(n, K, "K");
+  d.params[3] = 1;  // batch
+  std::fill(d.params.begin() + 4, d.params.begin() + 8, 1u);
+  u32(n, inType(g, n, 1).numel(), "packed weight words");
+  u32(n, inType(g, n, 3).numel(), "packed weight words");
+  const int64_t per = weightsPerWord(format), group = scaled ? n.i("group", 0) : K;
+  d.params.push_back(2u | uint32_t(norm) << 3 | uint32_t(residual) << 5);  // p[36]
+  d.params.push_back(uint32_t(format));                                    // p[37]
+  d.params.push_back(u32(n, n.i("group", 0), "group"));                    // p[38]
+  d.params.push_back(u32(n, group / per, "words per group"));              // p[39]
+  d.params.push_back(u32(n, K / group, "groups per row"));                 // p[40]
+  d.params.push_back(f32Bits(norm ? n.f("norm_eps") : 0.0));               // p[41]
+  d.params.push_back(1);                                                   // p[42] S
+  d.params.push_back(u32(n, N, "N"));                                      // p[43]
+  d.params.push_back(u32(n, I / per, "down words per row"));               // p[44]
+  d.params.push_back(u32(n, scaled ? I / group : 1, "down groups per row"));  // p[45]
+  d.bindings = {x0, gw, scaled ? n.inputs[4] : gw, residual ? n.inputs[8] : x0, norm ? n.inputs[7] : x0,
+                uw, scaled ? n.inputs[5] : uw, dw, scaled ? n.inputs[6] : dw, n.outputs[0]};
+  d.groups[0] = uint32_t(std::min<int64_t>((I + kGatedMlpRows - 1) / kGatedMlpRows, kRowGroupWave));
+  d.groups[1] = d.groups[2] = 1;
+  return {zeroOutput(n, N, dw), d};
+}
+
 }  // namespace mgc::kern

@@ -18,8 +18,12 @@
 // 128, ... over every key. The includers specialize D and Dv (SPEC_PARAM),
 // so that the products' loops unroll and their loads issue together.
 //
-// The includer declares the buffers `mask` and `outv` before this file and
-// defines the two functions declared here after it.
+// The includer declares the buffers `mask` and `outv` before this file (or
+// defines ATTN_STORE(i, v), where element i of the row goes) and defines
+// the functions declared here after it.
+#ifndef ATTN_STORE
+#define ATTN_STORE(i, v) outv[i] = (v)
+#endif
 shared float qRow[512];  // the query row, loaded by the includer
 
 float keyDot(uint j);             // q · key j (q from qRow[])
@@ -125,12 +129,12 @@ void attendRow(uint outBase, uint t, uint S, uint Dv, float scale, bool hasMask)
       vec4 a = acc4;
       for (uint l = 1u; l < lanes; ++l) a += laneSums[l * R + e4];
       a /= runSum;
-      for (uint i = 0u; i < 4u; ++i) outv[outBase + 4u * e4 + i] = a[i];
+      for (uint i = 0u; i < 4u; ++i) ATTN_STORE(outBase + 4u * e4 + i, a[i]);
     }
     return;
   }
   for (uint i = 0; i < 4; ++i) {
     uint e = tid + i * 128;
-    if (e < Dv) outv[outBase + e] = acc[i] / runSum;
+    if (e < Dv) ATTN_STORE(outBase + e, acc[i] / runSum);
   }
 }

@@ -20,6 +20,13 @@
 // the same for every row), runs Σ x' f, and is multiplied by the group's
 // scale once; 2^b is applied to the total.
 
+// The rows' words and scales (the includer may pick among several
+// matrices: qgated_mlp.comp's gate and up).
+#ifndef ROW_WORDS4
+#define ROW_WORDS4(i) words4[i]
+#define ROW_SCALE(i) scales[i]
+#endif
+
 const uint kChunk4 = 1024u;  // x staged 4096 values (1024 vec4s) at a time
 shared vec4 xs[kChunk4 + 16u];  // column j's vec4 v at xs[v * (columns + 1) + j]
 shared vec4 ys[256];            // column j: Y of each of its 4 words (below)
@@ -113,7 +120,7 @@ void stepRows(uvec4 w[4], vec4 sw[4], uint j, uint format, uint per, uint L, ino
 // col when a group spans whole columns).
 void loadStep(uint rows[4], uint col, uint U, uint gq, uint L, bool scaled, out uvec4 w[4], out vec4 sw[4]) {
   uint G = groupsPerRow();
-  [[unroll]] for (uint r = 0u; r < 4u; ++r) w[r] = words4[rows[r] * U + col];
+  [[unroll]] for (uint r = 0u; r < 4u; ++r) w[r] = ROW_WORDS4(rows[r] * U + col);
   [[unroll]] for (uint i = 0u; i < 4u; ++i) sw[i] = vec4(1.0);
   if (!scaled) return;
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
@@ -126,55 +133,68 @@ void loadStep(uint rows[4], uint col, uint U, uint gq, uint L, bool scaled, out 
       continue;
     }
     uint g = L == 4u ? gq : L == 2u ? 2u * col + i / 2u : 4u * col + i;
-    sw[i] = vec4(scales[rows[0] * G + g], scales[rows[1] * G + g], scales[rows[2] * G + g], scales[rows[3] * G + g]);
+    sw[i] = vec4(ROW_SCALE(rows[0] * G + g), ROW_SCALE(rows[1] * G + g), ROW_SCALE(rows[2] * G + g), ROW_SCALE(rows[3] * G + g));
   }
 }
 
-void rowsPath(uint t) {
+// The sums of the 4 rows n0 .. n0 + 3 of W (clamped to N: the caller
+// ignores those past it) with x, scaled (2^b, 1 / rms), valid in lane 0 of
+// each warp of the rows' slices (S > 1: each slice's part). live: n0 < N,
+// uniform per warp; the warp still joins the barriers. first: no earlier
+// row group of this workgroup staged x (set false on return).
+vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
   uint N = p[1], format = qFormat(), bits = qBits(format), per = 32u / bits, U = dimK() / (4u * per);
-  uint S = slices(), warp = t >> 5u, lane = t & 31u, quad = warp / S, rowsPerGroup = 32u / S;
-  uint groups = (N + rowsPerGroup - 1u) / rowsPerGroup, span = 32u * S;  // columns per step
+  uint S = slices(), warp = t >> 5u, lane = t & 31u, span = 32u * S;  // columns per step
   uint stepsPerChunk = kChunk4 / per / span, steps = (U + span - 1u) / span;
   bool scaled = format != QF16;
   uint gw = wordsPerGroup(), L = gw % 4u == 0u ? 4u : gw, G4 = max(gw / 4u, 1u);
   uint dq = span / G4, dr = span % G4;  // a step moves the group by dq, dr / G4
   // x in one chunk (K <= 4096): staged, and its norm taken, by the first
   // row group only; the workgroup's later row groups read it as it is.
-  bool once = U <= kChunk4 / per, first = true;
-  for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
-    uint n0 = gx * rowsPerGroup + 4u * quad, col = 32u * (warp % S) + lane;
-    bool live = n0 < N;  // uniform per warp
-    uint rows[4] = uint[4](n0, min(n0 + 1u, N - 1u), min(n0 + 2u, N - 1u), min(n0 + 3u, N - 1u));
-    uint gq = col / G4, gr = col % G4;  // col / G4, carried
-    uvec4 w[4] = uvec4[4](uvec4(0u), uvec4(0u), uvec4(0u), uvec4(0u));
-    vec4 sw[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
-    if (live && col < U) loadStep(rows, col, U, gq, L, scaled, w, sw);
-    vec4 acc = vec4(0.0);
-    float ssq = 0.0;
-    for (uint s = 0u, chunk = 0u, inChunk = 0u; s < steps; ++s) {
-      uint next = col + span;  // its loads go out before x is staged
-      gr += dr;
-      gq += dq + (gr >= G4 ? 1u : 0u);
-      gr -= gr >= G4 ? G4 : 0u;
-      uvec4 wn[4] = w;
-      vec4 swn[4] = sw;
-      if (live && next < U) loadStep(rows, next, U, gq, L, scaled, wn, swn);
-      if (inChunk == 0u && (first || !once)) {  // uniform
-        barrier();
-        stageChunk(chunk * kChunk4 / per, min(U - chunk * kChunk4 / per, kChunk4 / per), per, t, ssq);
-      }
-      if (live && col < U) stepRows(w, sw, col - chunk * kChunk4 / per, format, per, L, acc);
-      w = wn;
-      sw = swn;
-      col = next;
-      if (++inChunk == stepsPerChunk) {
-        inChunk = 0u;
-        ++chunk;
-      }
+  bool once = U <= kChunk4 / per;
+  uint col = 32u * (warp % S) + lane;
+  uint rows[4] = uint[4](n0, min(n0 + 1u, N - 1u), min(n0 + 2u, N - 1u), min(n0 + 3u, N - 1u));
+  uint gq = col / G4, gr = col % G4;  // col / G4, carried
+  uvec4 w[4] = uvec4[4](uvec4(0u), uvec4(0u), uvec4(0u), uvec4(0u));
+  vec4 sw[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+  if (live && col < U) loadStep(rows, col, U, gq, L, scaled, w, sw);
+  vec4 acc = vec4(0.0);
+  float ssq = 0.0;
+  for (uint s = 0u, chunk = 0u, inChunk = 0u; s < steps; ++s) {
+    uint next = col + span;  // its loads go out before x is staged
+    gr += dr;
+    gq += dq + (gr >= G4 ? 1u : 0u);
+    gr -= gr >= G4 ? G4 : 0u;
+    uvec4 wn[4] = w;
+    vec4 swn[4] = sw;
+    if (live && next < U) loadStep(rows, next, U, gq, L, scaled, wn, swn);
+    if (inChunk == 0u && (first || !once)) {  // uniform
+      barrier();
+      stageChunk(chunk * kChunk4 / per, min(U - chunk * kChunk4 / per, kChunk4 / per), per, t, ssq);
     }
-    if (rmsOn() && (first || !once)) takeRowNorms(vec4(ssq, 0.0, 0.0, 0.0));
-    first = false;
-    vec4 sum = columnSum(acc, t, lane) * ((scaled ? float(1u << bits) : 1.0) * (rmsOn() ? rowScale.x : 1.0));
+    if (live && col < U) stepRows(w, sw, col - chunk * kChunk4 / per, format, per, L, acc);
+    w = wn;
+    sw = swn;
+    col = next;
+    if (++inChunk == stepsPerChunk) {
+      inChunk = 0u;
+      ++chunk;
+    }
+  }
+  if (rmsOn() && (first || !once)) takeRowNorms(vec4(ssq, 0.0, 0.0, 0.0));
+  first = false;
+  return columnSum(acc, t, lane) * ((scaled ? float(1u << bits) : 1.0) * (rmsOn() ? rowScale.x : 1.0));
+}
+
+#ifndef QMATVEC_ROWS_SUMS_ONLY
+void rowsPath(uint t) {
+  uint N = p[1], S = slices(), warp = t >> 5u, lane = t & 31u, quad = warp / S, rowsPerGroup = 32u / S;
+  uint groups = (N + rowsPerGroup - 1u) / rowsPerGroup;
+  bool first = true;
+  for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
+    uint n0 = gx * rowsPerGroup + 4u * quad;
+    bool live = n0 < N;  // uniform per warp
+    vec4 sum = rowGroupSums(n0, live, t, first);
     if (S == 1u) {
       if (lane == 0u && live)
         for (uint r = 0u; r < 4u && n0 + r < N; ++r) c[n0 + r] = epilogue(sum[r], n0 + r, n0 + r);
@@ -191,3 +211,4 @@ void rowsPath(uint t) {
     barrier();  // the next row group's slice sums overwrite these
   }
 }
+#endif

@@ -17,8 +17,10 @@ void conv1x1Grads(Graph& g);  // conv1x1_grads.cpp: gradients of pointwise convo
 void splitLongRows(Graph& g);  // split_long_rows.cpp: norms / sums over a few long rows → two-step reductions
 void fuseConvEpilogue(Graph& g);  // fuse_conv_epilogue.cpp: conv/matmul + activations/adds → epilogue
 void fusePrologue(Graph& g);  // fuse_prologue.cpp: rms_norm / silu·up → decode-sized matmuls' prologue
+void fuseGatedMlp(Graph& g);  // fuse_gated_mlp.cpp: a decode step's gate / up / down qmatmuls → qgated_mlp
 void fuseStateWrite(Graph& g);  // fuse_state_write.cpp: rotary → the state_write that stores it
 void fuseAttentionCache(Graph& g);  // fuse_attention_cache.cpp: rotary + KV-cache writes + attention → attention_cache
+void fuseAttentionProj(Graph& g);  // fuse_attention_proj.cpp: a decode step's o_proj → its attention_cache
 void foldAttentionLayout(Graph& g);  // fold_attention_layout.cpp: head transposes around attention → tokens_major
 void fuseElementwise(Graph& g);   // fuse_elementwise.cpp: chains of elementwise ops → one fused_eltwise
 void deadCodeElim(Graph& g);   // dce.cpp: drop nodes nothing uses

@@ -18,8 +18,11 @@ namespace mgc {
 // up before elementwise fusion does. split-long-rows comes after both: an
 // RMSNorm over a long row (a 7B model's 4096) that a decode product takes
 // as its prologue costs nothing, where split it would be three dispatches.
+// fuse-gated-mlp then takes the prologues of a decode step's MLP into one
+// node.
 // fuse-attention-cache follows fuse-state-write, which puts the keys'
-// rotary into their state_write; fold-attention-layout then takes the head
+// rotary into their state_write, and fuse-attention-proj then takes a
+// decode step's o_proj into it; fold-attention-layout then takes the head
 // transposes of the attention nodes left. dce cleans up last.
 const std::vector<Pass>& graphPipeline() {
   static const std::vector<Pass> kPipeline = {
@@ -35,8 +38,10 @@ const std::vector<Pass>& graphPipeline() {
       {"fuse-conv-epilogue", fuseConvEpilogue},
       {"fuse-prologue", fusePrologue},
       {"split-long-rows", splitLongRows},
+      {"fuse-gated-mlp", fuseGatedMlp},
       {"fuse-state-write", fuseStateWrite},
       {"fuse-attention-cache", fuseAttentionCache},
+      {"fuse-attention-proj", fuseAttentionProj},
       {"fold-attention-layout", foldAttentionLayout},
       {"fuse-elementwise", fuseElementwise},
       {"dce", deadCodeElim},

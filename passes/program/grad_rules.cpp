@@ -92,6 +92,7 @@ Grads gradOf(Emitter& e, const Node& n, ValueId dy, const std::vector<bool>& nee
     case Op::AdamStep: noGradient(n, "adam_step (the optimizer's update) has no gradient");
     case Op::Attention: noGradient(n, "attention (the fused kernel) has no gradient rule: it is built for generation entry points, which do not train");
     case Op::AttentionCache: noGradient(n, "attention_cache has no gradient (it writes a KV cache: generation entry points do not train)");
+    case Op::QGatedMlp: noGradient(n, "qgated_mlp has no gradient (packed low-bit weights are for inference: train in f32)");
   }
   noGradient(n, "unknown op");
 }

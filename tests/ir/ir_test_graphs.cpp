@@ -180,6 +180,20 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
             {{"format", int64_t(WeightFormat::Int4)}, {"group", int64_t(16)}});
       return;
     }
+    case Op::QGatedMlp: {  // one row of 32: int8 gate / up [16, 32], down [8, 16], groups of 16; norm, residual
+      auto packed = [&](Shape s, uint32_t seed) {
+        QuantizedWeight q = quantizeWeight(patternTensor({DType::F32, std::move(s)}, seed), WeightFormat::Int8, 16);
+        return std::pair{b.g.addConstant("mlp_words" + std::to_string(seed), q.words),
+                         b.g.addConstant("mlp_scales" + std::to_string(seed), q.scales)};
+      };
+      auto [gw, gs] = packed({16, 32}, 92);
+      auto [uw, us] = packed({16, 32}, 93);
+      auto [dw, ds] = packed({8, 16}, 94);
+      b.out(op, {b.constant(DType::F32, {1, 32}), gw, uw, dw, gs, us, ds, b.constant(DType::F32, {32}),
+                 b.constant(DType::F32, {1, 8})},
+            {{"format", int64_t(WeightFormat::Int8)}, {"group", int64_t(16)}, {"norm_eps", 1e-5}});
+      return;
+    }
     case Op::Rotary:  // x [2, 3, 4] with cos / sin rows [3, 4]
       b.out(op, {b.constant(DType::F32, {2, 3, 4}), b.constant(DType::F32, {3, 4}), b.constant(DType::F32, {3, 4})});
       return;
@@ -215,6 +229,21 @@ void addSample(Builder& b, Op op, ValueId x, ValueId y, ValueId flag, ValueId im
       b.g.outputs.push_back(outs[0]);
       b.g.stateUpdates.push_back({keys, outs[1]});
       b.g.stateUpdates.push_back({values, outs[2]});
+      // A decode row with the output projection (int8 o [5, 4 heads x 3], groups of 4) and a residual.
+      ValueId keys2 = b.g.addState("attention_k_cache2", patternTensor({DType::F32, {1, 2, 5, 4}}, 80));
+      ValueId values2 = b.g.addState("attention_v_cache2", patternTensor({DType::F32, {1, 2, 5, 4}}, 81));
+      QuantizedWeight o = quantizeWeight(patternTensor({DType::F32, {5, 16}}, 82), WeightFormat::Int8, 4);
+      NodeId p = b.g.addNode(op, "attention_cache_proj",
+                             {b.constant(DType::F32, {1, 4, 1, 4}), b.constant(DType::F32, {1, 2, 1, 4}),
+                              b.constant(DType::F32, {1, 2, 1, 4}), keys2, values2, b.g.addConstant("row_offset", at),
+                              b.constant(DType::F32, {1, 4}), b.constant(DType::F32, {1, 4}), kNoValue,
+                              b.g.addConstant("o_words", o.words), b.g.addConstant("o_scales", o.scales),
+                              b.constant(DType::F32, {1, 1, 5})},
+                             {{"scale", 0.5}, {"format", int64_t(WeightFormat::Int8)}, {"group", int64_t(4)}});
+      const std::vector<ValueId> pouts = b.g.nodes[size_t(p)].outputs;
+      b.g.outputs.push_back(pouts[0]);
+      b.g.stateUpdates.push_back({keys2, pouts[1]});
+      b.g.stateUpdates.push_back({values2, pouts[2]});
       return;
     }
     case Op::FusedEltwise:  // (x * y) + 0.5, then leaky_relu

@@ -429,6 +429,54 @@ void nnCases(Builder& b) {
      swi);
   qm("int8 1 row g24 1x6000 n5 rms (word path, long row)", WeightFormat::Int8, {1, 6000}, 5, 24, {N(F({6000}))}, rms());
   qm("int4 1 row g24 1x192 n9 (groups across columns: word path)", WeightFormat::Int4, {1, 192}, 9, 24);
+  // A decode step's SwiGLU MLP in one dispatch (QGatedMlp: qgated_mlp.comp after a zeroing pass): the
+  // norm and residual present or absent, every format, more row groups than workgroups (they loop),
+  // more output rows than invocations, SmolLM2's K.
+  auto gated = [&](const std::string& label, WeightFormat f, int64_t K, int64_t I, int64_t n, int64_t group, bool norm,
+                   bool residual, double tolerance = 1e-4) {
+    const int64_t per = weightsPerWord(f);
+    const bool scaled = weightFormatInfo(f).scaled;
+    std::vector<std::pair<TensorType, Fill>> ins{N(F({1, K}))};
+    const std::pair<int64_t, int64_t> shapes[] = {{I, K}, {I, K}, {n, I}};  // gate, up, down
+    for (auto [rows, cols] : shapes) ins.push_back({T(DType::I32, {rows, cols / per}), Fill{Fill::Words, int64_t(f)}});
+    for (auto [rows, cols] : shapes)
+      ins.push_back(scaled ? std::pair<TensorType, Fill>{F({rows, cols / group}), Fill{Fill::Scales, 0}} : noScales);
+    ins.push_back(norm ? N(F({K})) : noScales);
+    ins.push_back(residual ? N(F({1, n})) : noScales);
+    Attrs a{{"format", int64_t(f)}, {"group", group}};
+    if (norm) a["norm_eps"] = 1e-5;
+    b.add("qgated_mlp " + label, Op::QGatedMlp, std::move(ins), std::move(a), tolerance);
+  };
+  gated("f16 1x576 I 64 n70 norm residual", WeightFormat::F16, 576, 64, 70, 0, true, true);
+  gated("int8 g16 1x256 I 48 n33", WeightFormat::Int8, 256, 48, 33, 16, false, false);
+  // 4160 terms of ~1 per output, summed in another order: outputs near 0 move by ~1e-4.
+  gated("int4 g64 1x1024 I 4160 n20 norm (workgroups loop)", WeightFormat::Int4, 1024, 4160, 20, 64, true, false, 1e-3);
+  gated("ternary g32 1x512 I 32 n300 residual (rows loop)", WeightFormat::Ternary, 512, 32, 300, 32, false, true);
+  gated("int4 g128 1x4096 I 128 n64 norm residual (S 1 over a long row)", WeightFormat::Int4, 4096, 128, 64, 128, true,
+        true);
+  // A decode step's attention with its o_proj (attention_cache_proj.comp after a zeroing pass): every
+  // format, groups finer and coarser than a head, the residual and the mask present or absent, more
+  // outputs than invocations, GQA.
+  auto proj = [&](const std::string& label, int64_t H, int64_t KV, int64_t D, int64_t Dv, int64_t S, int64_t at,
+                  bool mask, WeightFormat f, int64_t group, int64_t n, bool residual) {
+    const int64_t per = weightsPerWord(f);
+    std::vector<std::pair<TensorType, Fill>> ins{
+        N(F({1, H, 1, D})),  N(F({1, KV, 1, D})), N(F({1, KV, 1, Dv})), N(F({1, KV, S, D})),
+        N(F({1, KV, S, Dv})), pos(DType::I64, at),  N(F({1, D})),        N(F({1, D})),
+        mask ? causal(1, S, at) : noMask,
+        {T(DType::I32, {n, H * Dv / per}), Fill{Fill::Words, int64_t(f)}}};
+    ins.push_back(weightFormatInfo(f).scaled
+                      ? std::pair<TensorType, Fill>{F({n, H * Dv / group}), Fill{Fill::Scales, 0}}
+                      : noScales);
+    ins.push_back(residual ? N(F({1, 1, n})) : noScales);
+    b.add("attention_cache o_proj " + label, Op::AttentionCache, std::move(ins),
+          {{"scale", 0.125}, {"format", int64_t(f)}, {"group", group}});
+  };
+  proj("f16 GQA 9:3 D 64, row 17 of 40, n70 residual", 9, 3, 64, 64, 40, 17, true, WeightFormat::F16, 64, 70, true);
+  proj("int4 g32 D 32, 300-row cache, n300 (rows loop)", 4, 2, 32, 32, 300, 170, false, WeightFormat::Int4, 32, 300,
+       false);
+  proj("ternary g128 D 16 Dv 64, n20 residual", 2, 1, 16, 64, 8, 3, true, WeightFormat::Ternary, 128, 20, true);
+  proj("int8 g16 D 8 Dv 32, n33", 3, 3, 8, 32, 5, 4, true, WeightFormat::Int8, 16, 33, false);
   qm("int4 tiled 2x35x64 n67", WeightFormat::Int4, {2, 35, 64}, 67, 32);
   qm("f16 tiled 67x130 n65", WeightFormat::F16, {67, 130}, 65, 0);
   qm("int8 tiled bias relu", WeightFormat::Int8, {70, 96}, 66, 48, {N(F({66}))}, epi({7, 1}, {0, 0, 0, 0}));

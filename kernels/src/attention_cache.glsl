@@ -1,0 +1,111 @@
+// The body of attention_cache.comp and attention_cache_proj.comp (their
+// headers say what they compute): buffers 1-7, the caches at CACHE_BINDING
+// and CACHE_BINDING + 1, RoPE, the cache writes and the row's attention.
+// The includer declares where the row goes: `outv` and ATTN_STORE for
+// attention.glsl, ATTN_OUT_BASE(row) the row's first element there, and
+// ATTN_AFTER_ROW(row) what follows it (attention_cache_proj: the o_proj).
+#include "common.glsl"
+#include "rows.glsl"
+#include "specialize.glsl"
+SPEC_PARAM(3)  // D
+SPEC_PARAM(4)  // Dv
+SPEC_PARAM(6)  // has mask
+
+layout(std430, set = 0, binding = 1) readonly buffer Q { float q[]; };
+layout(std430, set = 0, binding = 2) readonly buffer K { float kNew[]; };
+layout(std430, set = 0, binding = 3) readonly buffer V { vec4 vNew4[]; };  // (the binding covers whole vec4s)
+layout(std430, set = 0, binding = 4) readonly buffer Offset { int offsetv[]; };
+layout(std430, set = 0, binding = 5) readonly buffer Cos { float cosv[]; };
+layout(std430, set = 0, binding = 6) readonly buffer Sin { float sinv[]; };
+layout(std430, set = 0, binding = 7) readonly buffer Mask { float mask[]; };
+layout(std430, set = 0, binding = CACHE_BINDING) buffer KCache { vec4 kc4[]; };  // (the binding covers whole vec4s)
+layout(std430, set = 0, binding = CACHE_BINDING + 1) buffer VCache { vec4 vc4[]; };
+
+#include "attention.glsl"
+
+uint kvHead;        // this row's K/V head in [0, B * KV)
+uint newFirst = 0;  // cache positions [newFirst, newEnd) come from k / v
+uint newEnd = 0;
+const uint kRotMax = 2048u;
+shared float kRot[kRotMax];  // the chunk's keys [T, D], rotated (kRotStaged)
+bool kRotStaged = false;
+
+// Element d of a row of D: x[at + d] * cos[r, d] + x[at + partner] * signed_sin[r, d].
+float rotated(float x, float partner, uint r, uint d) {
+  return x * cosv[r * PARAM(3) + d] + partner * sinv[r * PARAM(3) + d];
+}
+uint partnerOf(uint d) { return d < PARAM(3) / 2u ? d + PARAM(3) / 2u : d - PARAM(3) / 2u; }
+// Element d of the chunk's key row r, rotated.
+float newKey(uint r, uint d) {
+  uint at = (kvHead * p[1] + r) * PARAM(3);
+  return rotated(kNew[at + d], kNew[at + partnerOf(d)], r, d);
+}
+
+float keyDot(uint j) {
+  uint D = PARAM(3);
+  float qk = 0.0;
+  if (j >= newFirst && j < newEnd) {
+    uint r = j - newFirst;
+    if (kRotStaged) {
+      [[unroll]] for (uint d = 0; d < D; ++d) qk += qRow[d] * kRot[r * D + d];
+    } else {
+      for (uint d = 0; d < D; ++d) qk += qRow[d] * newKey(r, d);
+    }
+    return qk;
+  }
+  uint at = (kvHead * p[2] + j) * D;
+  if ((D & 3u) == 0u) {  // whole vec4s
+    [[unroll]] for (uint d = 0; d < D; d += 4u)
+      qk += dot(vec4(qRow[d], qRow[d + 1u], qRow[d + 2u], qRow[d + 3u]), kc4[(at + d) >> 2u]);
+  } else {
+    for (uint d = 0; d < D; ++d) qk += qRow[d] * kc4[(at + d) >> 2u][(at + d) & 3u];
+  }
+  return qk;
+}
+
+float vNewAt(uint i) { return vNew4[i >> 2u][i & 3u]; }
+
+float valueAt(uint j, uint e) {
+  uint Dv = PARAM(4);
+  if (j >= newFirst && j < newEnd) return vNewAt((kvHead * p[1] + j - newFirst) * Dv + e);
+  uint i = (kvHead * p[2] + j) * Dv + e;
+  return vc4[i >> 2u][i & 3u];
+}
+vec4 valueAt4(uint j, uint e4) {
+  uint Dv = PARAM(4);
+  if (j >= newFirst && j < newEnd) return vNew4[(kvHead * p[1] + j - newFirst) * Dv / 4u + e4];
+  return vc4[(kvHead * p[2] + j) * Dv / 4u + e4];
+}
+
+void main() {
+  uint row = linearGroup();
+  if (row >= p[0]) return;  // uniform per workgroup
+  uint T = p[1], S = p[2], D = PARAM(3), Dv = PARAM(4), H = p[7];
+  uint t = row % T, h = (row / T) % H, b = row / T / H;
+  kvHead = b * (H / p[8]) + h / p[8];
+  int offset = offsetv[0];
+  bool fresh = offset >= 0 && offset <= int(S) - int(T);
+  if (fresh) {
+    newFirst = uint(offset);
+    newEnd = newFirst + T;
+  }
+  uint tid = gl_LocalInvocationIndex;
+  for (uint d = tid; d < D; d += 128) qRow[d] = rotated(q[row * D + d], q[row * D + partnerOf(d)], t, d);
+  kRotStaged = fresh && T * D <= kRotMax;  // uniform
+  if (kRotStaged)
+    for (uint i = tid; i < T * D; i += 128) kRot[i] = newKey(i / D, i % D);
+  barrier();
+  if (fresh && h % p[8] == 0u) {  // the one writer of cache row offset + t of this K/V head
+    uint to = (kvHead * S + newFirst + t) * D;
+    for (uint d = tid; d < D; d += 128) {
+      float x = kRotStaged ? kRot[t * D + d] : newKey(t, d);
+      kc4[(to + d) >> 2u][(to + d) & 3u] = x;
+    }
+    for (uint e = tid; e < Dv; e += 128) {
+      uint i = (kvHead * S + newFirst + t) * Dv + e;
+      vc4[i >> 2u][i & 3u] = vNewAt((kvHead * T + t) * Dv + e);
+    }
+  }
+  attendRow(ATTN_OUT_BASE(row), t, S, Dv, pfloat(5), PARAM(6) != 0u);
+  ATTN_AFTER_ROW(row);
+}

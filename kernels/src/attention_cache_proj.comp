@@ -1,0 +1,73 @@
+// attention_cache_proj: attention_cache.comp with the output projection
+// after it (AttentionCache with o_proj weights, ir/ops.def; built by
+// passes/graph/fuse_attention_proj.cpp for a decode step): each workgroup's
+// query row (b, h, t) of Dv values stays in shared memory, and the
+// workgroup adds its share of the product, Σ_e o[n, h Dv + e] row[e] for
+// every output n, into out[b, t, n] with float atomic adds (atomic_add.glsl);
+// head 0 adds the residual. The lowering zeroes out in a pass before this
+// one (conv2d_finish mode 0, a level early), so the attention and o_proj
+// share one barrier level. The weights are packed as QMatMul's
+// (qweights.glsl), one row of the head's slice per invocation at a time.
+//
+// Bindings: 1-7 as attention_cache.comp's, 8 = o words [N, H Dv / per],
+//   9 = o scales (o words for f16), 10 = residual (q when absent), 11 = out
+//   [B, T, N] (added into), 12 = k cache, 13 = v cache.
+// Params: attention_cache.comp's p[0..8], then p[9] N, p[10] format, p[11]
+//   group, p[12] o words per row, p[13] o groups per row, p[14] has residual.
+// mgc-variant: subgroup_atomicf features=Subgroup,AtomicFloat32Add defines=MGC_SUBGROUP,MGC_ATOMIC_FLOAT env=vulkan1.1 msl=none
+// mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP env=vulkan1.1 msl=20100
+// mgc-variant: atomicf features=AtomicFloat32Add defines=MGC_ATOMIC_FLOAT msl=none
+#version 450
+#extension GL_EXT_control_flow_attributes : require
+#ifdef MGC_SUBGROUP
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#endif
+layout(local_size_x = 128) in;
+layout(std430, set = 0, binding = 8) readonly buffer OWords { uint oWords[]; };
+layout(std430, set = 0, binding = 9) readonly buffer OScales { float oScales[]; };
+layout(std430, set = 0, binding = 10) readonly buffer Residual { float residual[]; };
+#define ATOMIC_OUT_BINDING 11
+#include "atomic_add.glsl"
+#define CACHE_BINDING 12
+shared float oRow[512];  // the row's attention output
+#define ATTN_STORE(i, v) oRow[i] = (v)
+#define ATTN_OUT_BASE(row) 0u
+#define ATTN_AFTER_ROW(row) project(row)
+void project(uint row);
+#include "attention_cache.glsl"
+#include "qweights.glsl"
+SPEC_PARAM(9)   // N
+SPEC_PARAM(10)  // format
+SPEC_PARAM(12)  // o words per row
+SPEC_PARAM(13)  // o groups per row
+
+// out[b, t, :] += o[:, h Dv .. h Dv + Dv) · oRow (+ residual from head 0).
+void project(uint row) {
+  barrier();  // oRow is whole
+  uint T = p[1], Dv = PARAM(4), H = p[7], N = PARAM(9), format = PARAM(10), bits = qBits(format);
+  uint per = 32u / bits, t = row % T, h = (row / T) % H, b = row / T / H;
+  uint first = h * Dv, words = Dv / per;  // the head's slice of each row of o
+  bool addResidual = p[14] != 0u && h == 0u;
+  for (uint n = gl_LocalInvocationIndex; n < N; n += 128u) {
+    uint at = n * PARAM(12) + first / per;
+    float s = 0.0;
+    if (format == QF16) {
+      for (uint k = 0u; k < words; ++k) {
+        vec2 w = unpackHalf2x16(oWords[at + k]);
+        s = fma(w.x, oRow[2u * k], fma(w.y, oRow[2u * k + 1u], s));
+      }
+    } else {
+      // A scale per group of p[11] weights; a word never straddles two.
+      for (uint k = 0u; k < words; ++k) {
+        uint word = oWords[at + k];
+        float part = 0.0;
+        for (uint e = 0u; e < per; ++e) part = fma(qField(word, e, bits), oRow[k * per + e], part);
+        s = fma(part, oScales[n * PARAM(13) + (first + k * per) / p[11]], s);
+      }
+    }
+    uint o = (b * T + t) * N + n;
+    if (addResidual) s += residual[o];
+    atomicAddFloat(o, s);
+  }
+}
