@@ -81,6 +81,9 @@ std::string convLowPrecisionRefusal(const Node& n, const TensorType& x, const Te
 // 16-row fragment; fewer are matrix-vector work).
 constexpr int64_t kAttentionF16MaxHeadDim = 64;
 constexpr int64_t kAttentionF16FromRows = 16;
+// attention_f16's query rows per workgroup (16 per subgroup; the kernel's
+// 64u): the lowering's grid and mark-precision's speed rule count them.
+constexpr int64_t kAttentionF16BlockRows = 64;
 // Why Attention node n with stored operands q, k, v cannot take `p`, or ""
 // when it can: fp16, f32 operands, head dims of 4 to
 // kAttentionF16MaxHeadDim in whole vec4s, at least kAttentionF16FromRows

@@ -28,8 +28,6 @@ constexpr int64_t kTiledFromRows = 32;
 // 96 invocations): more, smaller workgroups to spread over a big GPU
 // (attention_tiled24.comp says what the H100 measured).
 constexpr int64_t kTiledSmallBelow = 256;
-// attention_f16's query rows per workgroup (16 per subgroup).
-constexpr int64_t kF16Rows = 64;
 
 bool tiledAttention(int64_t T, int64_t D, int64_t Dv) {
   return T >= kTiledFromRows && D <= kTiledMaxHeadDim && Dv <= kTiledMaxHeadDim && D % 4 == 0 && Dv % 4 == 0;
@@ -79,7 +77,7 @@ std::vector<DispatchPlan> lowerAttention(const Graph& g, const Node& n) {
   d.bindings = {n.inputs[0], n.inputs[1], n.inputs[2], hasMask ? n.inputs[3] : n.inputs[0], n.outputs[0]};
   if (matmulPrecision(n) == MatMulPrecision::F16) {  // (ir/shape.cpp checked the heads and rows)
     d.kernel = "attention_f16";
-    d.groups[0] = uint32_t(std::min<int64_t>((T + kF16Rows - 1) / kF16Rows, kMaxGroups));
+    d.groups[0] = uint32_t(std::min<int64_t>((T + kAttentionF16BlockRows - 1) / kAttentionF16BlockRows, kMaxGroups));
     d.groups[1] = uint32_t(std::min<int64_t>(rows / T, kMaxGroups));
     d.groups[2] = 1;
     return {d};

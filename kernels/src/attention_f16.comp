@@ -9,8 +9,9 @@
 // f32 summation order (and a weight's last-bit neighbour in fp16).
 //
 // Variants: `coopnv` multiplies q kᵀ and p v on the GPU's cooperative
-// matrix units (attention_coop.glsl: 64 query rows per workgroup, 16 per
-// subgroup, 64-key blocks, two walks); the portable build gives each query
+// matrix units (attention_coop.glsl: 64 query rows per workgroup, ir/matmul.h
+// kAttentionF16BlockRows; 16 per subgroup, 64-key blocks, two walks); the
+// portable build gives each query
 // row one invocation that walks the keys twice (lavapipe, Metal, and GPUs
 // without the extension run every fp16 bundle).
 //

@@ -14,8 +14,8 @@ namespace mgc {
 
 namespace {
 
-// attention_f16 gives each subgroup 16 query rows and each workgroup 64:
-// on grids of fewer workgroups than this the f32 kernel's smaller ones
+// attention_f16 gives each workgroup kAttentionF16BlockRows query rows: on
+// grids of fewer workgroups than this the f32 kernel's smaller ones
 // (attention_tiled24) measured faster (docs/performance.md).
 constexpr int64_t kAttentionF16MinGroups = 64;
 
@@ -24,7 +24,7 @@ bool attentionTakesF16(const Graph& g, const Node& n, MatMulPrecision p) {
   if (!attentionLowPrecisionRefusal(n, q, k, v, p).empty()) return false;
   const Shape lq = attentionLogical(n, kAttnQ, q.shape);
   const int64_t T = lq[lq.size() - 2], batches = numel(lq) / (T * lq.back());
-  return (T + 63) / 64 * batches >= kAttentionF16MinGroups;
+  return (T + kAttentionF16BlockRows - 1) / kAttentionF16BlockRows * batches >= kAttentionF16MinGroups;
 }
 
 }  // namespace
