@@ -11,9 +11,9 @@
 // Variants: `coopnv` multiplies q kᵀ and p v on the GPU's cooperative
 // matrix units (attention_coop.glsl: 64 query rows per workgroup, ir/matmul.h
 // kAttentionF16BlockRows; 16 per subgroup, 64-key blocks, two walks); the
-// portable build gives each query
-// row one invocation that walks the keys twice (lavapipe, Metal, and GPUs
-// without the extension run every fp16 bundle).
+// portable build gives each query row one invocation that walks the keys
+// twice (lavapipe, Metal, and GPUs without the extension run every fp16
+// bundle).
 //
 // Bindings and params: attention_tiled.comp's (q [B, T, D], k [Bk, S, D],
 // v [Bk, S, Dv], mask [T, S], out [B, T, Dv]; p[0] rows, p[1] T, p[2] S,
