@@ -86,6 +86,14 @@ std::string qgatedMlpProblem(WeightFormat f, int64_t K, int64_t I, int64_t group
   return "";
 }
 
+std::string attentionProjProblem(WeightFormat f, int64_t K, int64_t Dv) {
+  const int64_t per = weightsPerWord(f);
+  if (K % (4 * per) != 0 || Dv % (4 * per) != 0 || Dv / per / 4 > 16)
+    return "a head's slice of o (" + std::to_string(Dv) + " " + weightFormatInfo(f).name +
+           " weights) is not 1 to 16 whole 16-byte loads";
+  return "";
+}
+
 QuantizedWeight quantizeWeight(const HostTensor& w, WeightFormat f, int64_t group) {
   if (w.type.dtype != DType::F32 || w.type.rank() != 2) throw Error("quantizeWeight: expected f32 [N, K], got " + w.type.str());
   const int64_t N = w.type.shape[0], K = w.type.shape[1];

@@ -55,6 +55,11 @@ std::string quantizeProblem(WeightFormat f, int64_t K, int64_t group);
 constexpr int64_t kGatedMlpRows = 16;
 std::string qgatedMlpProblem(WeightFormat f, int64_t K, int64_t I, int64_t group);
 
+// Why an attention_cache with the output projection (o [N, K] packed as
+// `f`, K = H · Dv) cannot run attention_cache_proj.comp, which reads each
+// head's slice of a row of o in at most 16 16-byte loads, or "".
+std::string attentionProjProblem(WeightFormat f, int64_t K, int64_t Dv);
+
 struct QuantizedWeight {
   HostTensor words;   // i32 [N, K / perWord]
   HostTensor scales;  // f32 [N, K / group]; empty (numel 0, rank 0) for f16

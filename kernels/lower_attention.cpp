@@ -138,7 +138,7 @@ std::vector<DispatchPlan> lowerAttentionCache(const Graph& g, const Node& n) {
   const WeightFormat format = WeightFormat(n.i("format", 0));
   const int64_t K = H * Dv, per = weightsPerWord(format), N = outType(g, n).shape.back();
   const bool scaled = has(10);
-  if (Dv % per != 0) fail(n, "the output projection needs whole words per head (Dv " + std::to_string(Dv) + ")");
+  if (std::string why = attentionProjProblem(format, K, Dv); !why.empty()) fail(n, why);
   const int64_t group = scaled ? n.i("group", 0) : K;
   d.params.insert(d.params.end(), {u32(n, N, "N"), uint32_t(format), u32(n, group, "group"), u32(n, K / per, "o words"),
                                    u32(n, K / group, "o groups"), has(11) ? 1u : 0u});

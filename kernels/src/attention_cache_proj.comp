@@ -24,7 +24,7 @@
 #extension GL_KHR_shader_subgroup_vote : require
 #endif
 layout(local_size_x = 128) in;
-layout(std430, set = 0, binding = 8) readonly buffer OWords { uint oWords[]; };
+layout(std430, set = 0, binding = 8) readonly buffer OWords { uvec4 oWords4[]; };
 layout(std430, set = 0, binding = 9) readonly buffer OScales { float oScales[]; };
 layout(std430, set = 0, binding = 10) readonly buffer Residual { float residual[]; };
 #define ATOMIC_OUT_BINDING 11
@@ -43,27 +43,34 @@ SPEC_PARAM(12)  // o words per row
 SPEC_PARAM(13)  // o groups per row
 
 // out[b, t, :] += o[:, h Dv .. h Dv + Dv) · oRow (+ residual from head 0).
+// Each invocation takes rows n of o, 16-byte loads (the lowering asks
+// whole ones: 4 | words per row, 4 | Dv / per, Dv / per / 4 <= kSlice4),
+// the row's loads issued before its math.
+const uint kSlice4 = 16u;
 void project(uint row) {
   barrier();  // oRow is whole
   uint T = p[1], Dv = PARAM(4), H = p[7], N = PARAM(9), format = PARAM(10), bits = qBits(format);
   uint per = 32u / bits, t = row % T, h = (row / T) % H, b = row / T / H;
-  uint first = h * Dv, words = Dv / per;  // the head's slice of each row of o
+  uint first = h * Dv, slice4 = Dv / per / 4u;  // the head's slice of each row of o, in uvec4s
   bool addResidual = p[14] != 0u && h == 0u;
   for (uint n = gl_LocalInvocationIndex; n < N; n += 128u) {
-    uint at = n * PARAM(12) + first / per;
+    uint at4 = (n * PARAM(12) + first / per) >> 2u;
+    uvec4 ws[kSlice4];
+    [[unroll]] for (uint k4 = 0u; k4 < kSlice4; ++k4)
+      if (k4 < slice4) ws[k4] = oWords4[at4 + k4];
     float s = 0.0;
-    if (format == QF16) {
-      for (uint k = 0u; k < words; ++k) {
-        vec2 w = unpackHalf2x16(oWords[at + k]);
-        s = fma(w.x, oRow[2u * k], fma(w.y, oRow[2u * k + 1u], s));
-      }
-    } else {
-      // A scale per group of p[11] weights; a word never straddles two.
-      for (uint k = 0u; k < words; ++k) {
-        uint word = oWords[at + k];
-        float part = 0.0;
-        for (uint e = 0u; e < per; ++e) part = fma(qField(word, e, bits), oRow[k * per + e], part);
-        s = fma(part, oScales[n * PARAM(13) + (first + k * per) / p[11]], s);
+    [[unroll]] for (uint k4 = 0u; k4 < kSlice4; ++k4) {
+      if (k4 >= slice4) break;
+      [[unroll]] for (uint c = 0u; c < 4u; ++c) {
+        uint k = 4u * k4 + c, word = ws[k4][c];
+        if (format == QF16) {
+          vec2 w = unpackHalf2x16(word);
+          s = fma(w.x, oRow[2u * k], fma(w.y, oRow[2u * k + 1u], s));
+        } else {  // a scale per group of p[11] weights; a word never straddles two
+          float part = 0.0;
+          for (uint e = 0u; e < per; ++e) part = fma(qField(word, e, bits), oRow[k * per + e], part);
+          s = fma(part, oScales[n * PARAM(13) + (first + k * per) / p[11]], s);
+        }
       }
     }
     uint o = (b * T + t) * N + n;

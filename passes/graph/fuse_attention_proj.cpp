@@ -12,12 +12,15 @@
 // Conditions: one query row per head (T = 1: the heads' rows side by side
 // are the product's row, through reshapes only, each read once), a packed
 // QMatMul without prologue whose epilogue is nothing or one residual add of
-// its output's shape, whole words per head, and its operands defined before
+// its output's shape, heads the kernel reads in whole 16-byte loads
+// (attentionProjProblem, ir/qweights.h), and its operands defined before
 // the attention. Each query head's workgroup streams its slice of o (N ×
-// Dv weights) and adds N floats atomically (attention_cache_proj.comp);
-// with few heads that is where the product's bytes go, so only where
-// N × Dv <= kMaxProjPerHead (SmolLM2-135M: 576 × 64). Runs after
-// fuse-attention-cache.
+// Dv weights) and adds N floats atomically (attention_cache_proj.comp):
+// with few heads, few multiprocessors stream the product's bytes, so only
+// where a slice is at most kMaxProjBytesPerHead. Measured on the H100
+// (SmolLM2-135M's 576 × 64 slices, docs/performance.md): int4 (18 KiB)
+// and ternary (9 KiB) gained, f16 (72 KiB) lost 23% of its decode step.
+// Runs after fuse-attention-cache.
 #include "ir/epilogue.h"
 #include "ir/qweights.h"
 #include "passes/graph/passes.h"
@@ -27,7 +30,7 @@ namespace mgc {
 
 namespace {
 
-constexpr int64_t kMaxProjPerHead = int64_t(1) << 16;
+constexpr int64_t kMaxProjBytesPerHead = int64_t(1) << 15;
 
 }  // namespace
 
@@ -62,8 +65,9 @@ void fuseAttentionProj(Graph& g) {
     const int64_t B = q[0], H = q[1], T = q[2], Dv = g.type(a.inputs[2]).shape[3];
     const int64_t N = g.type(p.outputs[0]).shape.back();
     const WeightFormat format = WeightFormat(p.i("format", 0));
-    if (T != 1 || g.type(p.inputs[0]).shape != Shape{B, 1, H * Dv} || Dv % weightsPerWord(format) != 0) continue;
-    if (N * Dv > kMaxProjPerHead) continue;
+    if (T != 1 || g.type(p.inputs[0]).shape != Shape{B, 1, H * Dv}) continue;
+    if (!attentionProjProblem(format, H * Dv, Dv).empty()) continue;
+    if (N * Dv * weightFormatInfo(format).bits / 8 > kMaxProjBytesPerHead) continue;
     const ValueId scales = p.inputs.size() > 2 ? p.inputs[2] : kNoValue, res = residual ? p.inputs[3] : kNoValue;
     if (!definedBefore(p.inputs[1], at) || !definedBefore(scales, at) || !definedBefore(res, at)) continue;
     a.inputs.resize(9, kNoValue);  // the mask slot (none when absent)
