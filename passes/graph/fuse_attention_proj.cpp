@@ -18,8 +18,9 @@
 // Dv weights) and adds N floats atomically (attention_cache_proj.comp):
 // with few heads, few multiprocessors stream the product's bytes, so only
 // where a slice is at most kMaxProjBytesPerHead. Measured on the H100
-// (SmolLM2-135M's 576 × 64 slices, docs/performance.md): int4 (18 KiB)
-// and ternary (9 KiB) gained, f16 (72 KiB) lost 23% of its decode step.
+// (SmolLM2-135M's 576 × 64 slices, docs/performance.md): int8 (36 KiB),
+// int4 (18 KiB) and ternary (9 KiB) gained 3-5% of a decode step, f16
+// (72 KiB) lost 1.5%.
 // Runs after fuse-attention-cache.
 #include "ir/epilogue.h"
 #include "ir/qweights.h"
@@ -30,7 +31,7 @@ namespace mgc {
 
 namespace {
 
-constexpr int64_t kMaxProjBytesPerHead = int64_t(1) << 15;
+constexpr int64_t kMaxProjBytesPerHead = int64_t(1) << 16;
 
 }  // namespace
 
