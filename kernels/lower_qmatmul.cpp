@@ -90,7 +90,7 @@ std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
 }
 
 // QGatedMlp (one row x; I % 16 == 0, a scaled group a multiple of 16 —
-// checked by qgatedMlpFits, ir/qweights.h) → a zeroing pass over out
+// checked by qgatedMlpProblem, ir/qweights.h) → a zeroing pass over out
 // (conv2d_finish, mode 0, bound to the down weights only: it runs a level
 // early) and qgated_mlp.comp, which adds each row group's share into it.
 std::vector<DispatchPlan> lowerQGatedMlp(const Graph& g, const Node& n) {
