@@ -39,5 +39,5 @@ layout(local_size_x = 128) in;
 layout(std430, set = 0, binding = 8) writeonly buffer Out { float outv[]; };
 #define CACHE_BINDING 9
 #define ATTN_OUT_BASE(row) ((row) * PARAM(4))
-#define ATTN_AFTER_ROW(row)
+#define ATTN_AFTER_ROW(row, part)
 #include "attention_cache.glsl"

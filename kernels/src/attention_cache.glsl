@@ -3,7 +3,11 @@
 // and CACHE_BINDING + 1, RoPE, the cache writes and the row's attention.
 // The includer declares where the row goes: `outv` and ATTN_STORE for
 // attention.glsl, ATTN_OUT_BASE(row) the row's first element there, and
-// ATTN_AFTER_ROW(row) what follows it (attention_cache_proj: the o_proj).
+// ATTN_AFTER_ROW(row, part) what follows it (attention_cache_proj: the
+// o_proj). ATTN_PARTS (default 1) workgroups take each query row, part
+// `linearGroup() % ATTN_PARTS` of it: each computes the whole row, and
+// only part 0 writes the cache; ATTN_BEFORE_ROW(row, part) runs before the
+// row's attention (loads that do not depend on it).
 #include "common.glsl"
 #include "rows.glsl"
 #include "specialize.glsl"
@@ -77,12 +81,18 @@ vec4 valueAt4(uint j, uint e4) {
   return vc4[(kvHead * p[2] + j) * Dv / 4u + e4];
 }
 
+#ifndef ATTN_PARTS
+#define ATTN_PARTS 1u
+#define ATTN_BEFORE_ROW(row, part)
+#endif
+
 void main() {
-  uint row = linearGroup();
+  uint row = linearGroup() / ATTN_PARTS, part = linearGroup() % ATTN_PARTS;
   if (row >= p[0]) return;  // uniform per workgroup
   uint T = p[1], S = p[2], D = PARAM(3), Dv = PARAM(4), H = p[7];
   uint t = row % T, h = (row / T) % H, b = row / T / H;
   kvHead = b * (H / p[8]) + h / p[8];
+  ATTN_BEFORE_ROW(row, part);
   int offset = offsetv[0];
   bool fresh = offset >= 0 && offset <= int(S) - int(T);
   if (fresh) {
@@ -95,7 +105,7 @@ void main() {
   if (kRotStaged)
     for (uint i = tid; i < T * D; i += 128) kRot[i] = newKey(i / D, i % D);
   barrier();
-  if (fresh && h % p[8] == 0u) {  // the one writer of cache row offset + t of this K/V head
+  if (fresh && h % p[8] == 0u && part == 0u) {  // the one writer of cache row offset + t of this K/V head
     uint to = (kvHead * S + newFirst + t) * D;
     for (uint d = tid; d < D; d += 128) {
       float x = kRotStaged ? kRot[t * D + d] : newKey(t, d);
@@ -107,5 +117,5 @@ void main() {
     }
   }
   attendRow(ATTN_OUT_BASE(row), t, S, Dv, pfloat(5), PARAM(6) != 0u);
-  ATTN_AFTER_ROW(row);
+  ATTN_AFTER_ROW(row, part);
 }

@@ -8,12 +8,18 @@
 // one (conv2d_finish mode 0, a level early), so the attention and o_proj
 // share one barrier level. The weights are packed as QMatMul's
 // (qweights.glsl), one row of the head's slice per invocation at a time.
+// P = p[15] workgroups take each query row (attention_cache.glsl's parts):
+// each computes the row's attention (K and V are read P times, from the
+// L2) and adds the product for its ceil(N / P) outputs, so that an
+// invocation has one or two rows of o to stream, the first loaded before
+// the attention.
 //
 // Bindings: 1-7 as attention_cache.comp's, 8 = o words [N, H Dv / per],
 //   9 = o scales (o words for f16), 10 = residual (q when absent), 11 = out
 //   [B, T, N] (added into), 12 = k cache, 13 = v cache.
 // Params: attention_cache.comp's p[0..8], then p[9] N, p[10] format, p[11]
-//   group, p[12] o words per row, p[13] o groups per row, p[14] has residual.
+//   group, p[12] o words per row, p[13] o groups per row, p[14] has residual,
+//   p[15] P. Grid: query rows × P workgroups.
 // mgc-variant: subgroup_atomicf features=Subgroup,AtomicFloat32Add defines=MGC_SUBGROUP,MGC_ATOMIC_FLOAT env=vulkan1.1 msl=none
 // mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP env=vulkan1.1 msl=20100
 // mgc-variant: atomicf features=AtomicFloat32Add defines=MGC_ATOMIC_FLOAT msl=none
@@ -33,8 +39,11 @@ layout(std430, set = 0, binding = 10) readonly buffer Residual { float residual[
 shared float oRow[512];  // the row's attention output
 #define ATTN_STORE(i, v) oRow[i] = (v)
 #define ATTN_OUT_BASE(row) 0u
-#define ATTN_AFTER_ROW(row) project(row)
-void project(uint row);
+#define ATTN_PARTS p[15]
+#define ATTN_BEFORE_ROW(row, part) prefetch(row, part)
+#define ATTN_AFTER_ROW(row, part) project(row, part)
+void prefetch(uint row, uint part);
+void project(uint row, uint part);
 #include "attention_cache.glsl"
 #include "qweights.glsl"
 SPEC_PARAM(9)   // N
@@ -42,22 +51,52 @@ SPEC_PARAM(10)  // format
 SPEC_PARAM(12)  // o words per row
 SPEC_PARAM(13)  // o groups per row
 
-// out[b, t, :] += o[:, h Dv .. h Dv + Dv) · oRow (+ residual from head 0).
-// Each invocation takes rows n of o, 16-byte loads (the lowering asks
-// whole ones: 4 | words per row, 4 | Dv / per, Dv / per / 4 <= kSlice4),
-// the row's loads issued before its math.
-const uint kSlice4 = 16u;
-void project(uint row) {
+// out[b, t, n] += o[n, h Dv .. h Dv + Dv) · oRow for the part's rows n (+
+// residual from head 0). An invocation takes one row n at a time, the
+// head's slice in 16-byte loads (the lowering asks whole ones: 4 | words
+// per row, 4 | Dv / per, Dv / per / 4 <= kSlice4) and its scales (up to
+// kScales groups; more are read as they are used); its first row's loads
+// go out before the attention (prefetch), the later rows' before their
+// math.
+const uint kSlice4 = 16u, kScales = 4u;
+uvec4 firstWords[kSlice4];
+float firstScales[kScales];
+
+uint partRows() { return (PARAM(9) + ATTN_PARTS - 1u) / ATTN_PARTS; }
+uint headOf(uint row) { return (row / p[1]) % p[7]; }
+
+void loadRow(uint n, uint h, out uvec4 ws[kSlice4], out float sc[kScales]) {
+  uint Dv = PARAM(4), format = PARAM(10), per = 32u / qBits(format), first = h * Dv;
+  uint at4 = (n * PARAM(12) + first / per) >> 2u, slice4 = Dv / per / 4u;
+  [[unroll]] for (uint k4 = 0u; k4 < kSlice4; ++k4)
+    if (k4 < slice4) ws[k4] = oWords4[at4 + k4];
+  if (format == QF16) return;
+  uint g0 = first / p[11], groups = (first + Dv - 1u) / p[11] - g0 + 1u;
+  [[unroll]] for (uint i = 0u; i < kScales; ++i)
+    if (i < groups) sc[i] = oScales[n * PARAM(13) + g0 + i];
+}
+
+void prefetch(uint row, uint part) {
+  uint n = part * partRows() + gl_LocalInvocationIndex;
+  if (n < min(PARAM(9), (part + 1u) * partRows())) loadRow(n, headOf(row), firstWords, firstScales);
+}
+
+void project(uint row, uint part) {
   barrier();  // oRow is whole
-  uint T = p[1], Dv = PARAM(4), H = p[7], N = PARAM(9), format = PARAM(10), bits = qBits(format);
-  uint per = 32u / bits, t = row % T, h = (row / T) % H, b = row / T / H;
-  uint first = h * Dv, slice4 = Dv / per / 4u;  // the head's slice of each row of o, in uvec4s
+  uint T = p[1], Dv = PARAM(4), N = PARAM(9), format = PARAM(10), bits = qBits(format);
+  uint per = 32u / bits, t = row % T, h = headOf(row), b = row / T / p[7];
+  uint first = h * Dv, slice4 = Dv / per / 4u, g0 = first / p[11], groups = (first + Dv - 1u) / p[11] - g0 + 1u;
+  uint end = min(N, (part + 1u) * partRows());
   bool addResidual = p[14] != 0u && h == 0u;
-  for (uint n = gl_LocalInvocationIndex; n < N; n += 128u) {
-    uint at4 = (n * PARAM(12) + first / per) >> 2u;
+  for (uint n = part * partRows() + gl_LocalInvocationIndex, i = 0u; n < end; n += 128u, ++i) {
     uvec4 ws[kSlice4];
-    [[unroll]] for (uint k4 = 0u; k4 < kSlice4; ++k4)
-      if (k4 < slice4) ws[k4] = oWords4[at4 + k4];
+    float sc[kScales];
+    if (i == 0u) {
+      ws = firstWords;
+      sc = firstScales;
+    } else {
+      loadRow(n, h, ws, sc);
+    }
     float s = 0.0;
     [[unroll]] for (uint k4 = 0u; k4 < kSlice4; ++k4) {
       if (k4 >= slice4) break;
@@ -67,9 +106,10 @@ void project(uint row) {
           vec2 w = unpackHalf2x16(word);
           s = fma(w.x, oRow[2u * k], fma(w.y, oRow[2u * k + 1u], s));
         } else {  // a scale per group of p[11] weights; a word never straddles two
-          float part = 0.0;
-          for (uint e = 0u; e < per; ++e) part = fma(qField(word, e, bits), oRow[k * per + e], part);
-          s = fma(part, oScales[n * PARAM(13) + (first + k * per) / p[11]], s);
+          float w = 0.0;
+          for (uint e = 0u; e < per; ++e) w = fma(qField(word, e, bits), oRow[k * per + e], w);
+          uint g = (first + k * per) / p[11] - g0;
+          s = fma(w, groups <= kScales ? sc[g] : oScales[n * PARAM(13) + g0 + g], s);
         }
       }
     }

@@ -14,13 +14,14 @@
 // QMatMul without prologue whose epilogue is nothing or one residual add of
 // its output's shape, heads the kernel reads in whole 16-byte loads
 // (attentionProjProblem, ir/qweights.h), and its operands defined before
-// the attention. Each query head's workgroup streams its slice of o (N ×
-// Dv weights) and adds N floats atomically (attention_cache_proj.comp):
-// with few heads, few multiprocessors stream the product's bytes, so only
-// where a slice is at most kMaxProjBytesPerHead. Measured on the H100
-// (SmolLM2-135M's 576 × 64 slices, docs/performance.md): int8 (36 KiB),
-// int4 (18 KiB) and ternary (9 KiB) gained 3-5% of a decode step, f16
-// (72 KiB) lost 1.5%.
+// the attention. Up to 8 workgroups per query head (attention_cache_proj.
+// comp's parts) each stream a part of the head's slice of o (N × Dv
+// weights), one row per invocation, and add their outputs atomically, so
+// only where a slice is at most kMaxProjBytesPerHead: 8 parts of 128 rows
+// of 128 bytes. Measured (SmolLM2-135M's 576 × 64 slices, 5 parts,
+// docs/performance.md): on the H200 f16 (72 KiB) 0.895 → 0.786 ms a decode
+// step, int4 (18 KiB) 0.868 → 0.753 against one workgroup per head, which
+// had made f16 lose 1.5% on the H100.
 // Runs after fuse-attention-cache.
 #include "ir/epilogue.h"
 #include "ir/qweights.h"
@@ -31,7 +32,7 @@ namespace mgc {
 
 namespace {
 
-constexpr int64_t kMaxProjBytesPerHead = int64_t(1) << 16;
+constexpr int64_t kMaxProjBytesPerHead = int64_t(128) << 10;
 
 }  // namespace
 

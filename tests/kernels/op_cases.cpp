@@ -456,7 +456,7 @@ void nnCases(Builder& b) {
         true);
   // A decode step's attention with its o_proj (attention_cache_proj.comp after a zeroing pass): every
   // format, groups finer and coarser than a head, the residual and the mask present or absent, more
-  // outputs than invocations, GQA.
+  // outputs than invocations (several parts of a row; past 8 parts, rows per invocation), GQA.
   auto proj = [&](const std::string& label, int64_t H, int64_t KV, int64_t D, int64_t Dv, int64_t S, int64_t at,
                   bool mask, WeightFormat f, int64_t group, int64_t n, bool residual) {
     const int64_t per = weightsPerWord(f);
@@ -473,8 +473,10 @@ void nnCases(Builder& b) {
           {{"scale", 0.125}, {"format", int64_t(f)}, {"group", group}});
   };
   proj("f16 GQA 9:3 D 64, row 17 of 40, n70 residual", 9, 3, 64, 64, 40, 17, true, WeightFormat::F16, 64, 70, true);
-  proj("int4 g32 D 32, 300-row cache, n300 (rows loop)", 4, 2, 32, 32, 300, 170, false, WeightFormat::Int4, 32, 300,
+  proj("int4 g32 D 32, 300-row cache, n300 (3 parts)", 4, 2, 32, 32, 300, 170, false, WeightFormat::Int4, 32, 300,
        false);
+  proj("int4 g32 D 32, n1100 residual (8 parts, rows loop)", 2, 1, 32, 32, 9, 5, false, WeightFormat::Int4, 32, 1100,
+       true);
   proj("ternary g128 D 16 Dv 64, n20 residual", 2, 1, 16, 64, 8, 3, true, WeightFormat::Ternary, 128, 20, true);
   proj("int8 g16 D 8 Dv 32, n33", 3, 3, 8, 32, 5, 4, true, WeightFormat::Int8, 16, 33, false);
   qm("int4 tiled 2x35x64 n67", WeightFormat::Int4, {2, 35, 64}, 67, 32);
