@@ -13,8 +13,9 @@
 // The weighted sum of V: when Dv / 4 = R divides 128 (heads of 64: R 16),
 // the workgroup is 128 / R lanes of R invocations, an invocation owning 4
 // elements (one 16-byte load per key), each lane taking every (128 / R)-th
-// key of the chunk, four keys' loads in flight per step; the lanes' sums
-// meet once, at the end. Otherwise each invocation owns elements tid, tid +
+// key of the chunk, up to 16 keys' loads in flight per step (a step per
+// chunk for heads of 64: a decode row waits for its values once); the
+// lanes' sums meet once, at the end. Otherwise each invocation owns elements tid, tid +
 // 128, ... over every key. The includers specialize D and Dv (SPEC_PARAM),
 // so that the products' loops unroll and their loads issue together.
 //
@@ -31,6 +32,7 @@ float valueAt(uint j, uint e);    // element e of value row j
 vec4 valueAt4(uint j, uint e4);   // elements 4 e4 .. 4 e4 + 3 of value row j (Dv % 4 == 0)
 
 shared float weight[128];
+const uint kValueLoads = 16u;
 shared vec2 sumLast[128];
 shared vec4 laneSums[128];
 
@@ -92,17 +94,19 @@ void attendRow(uint outBase, uint t, uint S, uint Dv, float scale, bool hasMask)
     uint n = min(uint(sl.y), S - j0);
     if (lanesSplit) {
       vec4 a = acc4 * rescale;
-      uint jj = lane;
-      for (; jj + 3u * lanes < n; jj += 4u * lanes) {
-        float w0 = weight[jj], w1 = weight[jj + lanes], w2 = weight[jj + 2u * lanes], w3 = weight[jj + 3u * lanes];
-        vec4 v0 = valueAt4(j0 + jj, e4), v1 = valueAt4(j0 + jj + lanes, e4);
-        vec4 v2 = valueAt4(j0 + jj + 2u * lanes, e4), v3 = valueAt4(j0 + jj + 3u * lanes, e4);
-        a += ((w0 != 0.0 ? w0 * v0 : vec4(0.0)) + (w1 != 0.0 ? w1 * v1 : vec4(0.0))) +
-             ((w2 != 0.0 ? w2 * v2 : vec4(0.0)) + (w3 != 0.0 ? w3 * v3 : vec4(0.0)));
-      }
-      for (; jj < n; jj += lanes) {
-        float wj = weight[jj];
-        if (wj != 0.0) a += wj * valueAt4(j0 + jj, e4);
+      // kValueLoads keys' loads in flight per step (all of a lane's keys
+      // in one step when the lanes are 8 or more: heads of 64 or less).
+      for (uint jj = lane; jj < n; jj += kValueLoads * lanes) {
+        vec4 v[kValueLoads];
+        [[unroll]] for (uint i = 0u; i < kValueLoads; ++i) {
+          uint j = jj + i * lanes;
+          v[i] = j < n && weight[j] != 0.0 ? valueAt4(j0 + j, e4) : vec4(0.0);
+        }
+        [[unroll]] for (uint i = 0u; i < kValueLoads; ++i) {
+          uint j = jj + i * lanes;
+          float wj = j < n ? weight[j] : 0.0;
+          a += wj != 0.0 ? wj * v[i] : vec4(0.0);
+        }
       }
       acc4 = a;
     } else {
