@@ -37,10 +37,7 @@ constexpr int64_t kMaxProjBytesPerHead = int64_t(128) << 10;
 }  // namespace
 
 void fuseAttentionProj(Graph& g) {
-  const std::vector<int> uses = g.useCounts();
-  std::vector<bool> isOutput(g.values.size(), false);
-  for (ValueId v : g.outputs) isOutput[size_t(v)] = true;
-  for (const auto& u : g.stateUpdates) isOutput[size_t(u.second)] = true;
+  const Uses uses(g);
   auto definedBefore = [&](ValueId v, NodeId at) { return v == kNoValue || g.value(v).producer < at; };
   Splice splice(g);
   for (size_t pi = 0; pi < g.nodes.size(); ++pi) {
@@ -55,14 +52,14 @@ void fuseAttentionProj(Graph& g) {
     std::vector<NodeId> chain;
     ValueId v = p.inputs[0];
     NodeId at = g.value(v).producer;
-    while (at >= 0 && g.nodes[size_t(at)].op == Op::Reshape && uses[size_t(v)] == 1 && !isOutput[size_t(v)]) {
+    while (uses.soleProducer(v, Op::Reshape) >= 0) {
       chain.push_back(at);
       v = g.nodes[size_t(at)].inputs[0];
       at = g.value(v).producer;
     }
-    if (at < 0 || uses[size_t(v)] != 1 || isOutput[size_t(v)]) continue;
+    if (uses.soleProducer(v, Op::AttentionCache) < 0) continue;
     Node& a = g.nodes[size_t(at)];
-    if (a.op != Op::AttentionCache || a.outputs[0] != v || a.inputs.size() > 9) continue;
+    if (a.outputs[0] != v || a.inputs.size() > 9) continue;
     const Shape& q = g.type(a.inputs[0]).shape;  // [B, H, T, D]
     const int64_t B = q[0], H = q[1], T = q[2], Dv = g.type(a.inputs[2]).shape[3];
     const int64_t N = g.type(p.outputs[0]).shape.back();

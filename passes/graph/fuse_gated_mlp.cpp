@@ -43,14 +43,7 @@ bool isProjection(const Node& n) {
 
 void fuseGatedMlp(Graph& g) {
   g.removeDeadNodes();  // fuse-prologue leaves silu(gate) * up unread
-  const std::vector<int> uses = g.useCounts();
-  std::vector<bool> isOutput(g.values.size(), false);
-  for (ValueId v : g.outputs) isOutput[size_t(v)] = true;
-  for (const auto& u : g.stateUpdates) isOutput[size_t(u.second)] = true;
-  auto onlyUse = [&](ValueId v) -> NodeId {
-    const NodeId p = g.value(v).producer;
-    return p >= 0 && uses[size_t(v)] == 1 && !isOutput[size_t(v)] ? p : -1;
-  };
+  const Uses uses(g);
   Splice splice(g);
   for (Node& d : g.nodes) {
     if (d.op != Op::QMatMul || prologueOf(d) != Prologue::SwiGlu) continue;
@@ -60,7 +53,7 @@ void fuseGatedMlp(Graph& g) {
     if (residual &&
         (e.steps != std::vector<EpilogueStep>{EpilogueStep::Add} || g.type(d.inputs[3]) != g.type(d.outputs[0])))
       continue;
-    const NodeId gi = onlyUse(d.inputs[0]), ui = onlyUse(d.inputs.back());
+    const NodeId gi = uses.soleProducer(d.inputs[0], Op::QMatMul), ui = uses.soleProducer(d.inputs.back(), Op::QMatMul);
     if (gi < 0 || ui < 0 || gi == ui) continue;
     const Node &gate = g.nodes[size_t(gi)], &up = g.nodes[size_t(ui)];
     if (!isProjection(gate) || !isProjection(up) || gate.inputs[0] != up.inputs[0]) continue;
