@@ -62,7 +62,7 @@ def chain(name, n, k, fmt, levels, group, side=0):
             outs.append("%%y%d" % (1000 * (j + 1) + i))
     text = "graph @%s(%%x: f32[1,1,%d]) {\n%s\n  return %s\n}\n" % (
         name, k, "\n".join(lines), ", ".join(["%%y%d" % (levels - 1)] + outs))
-    return text, total, None
+    return text, total
 
 
 def run(args):
@@ -102,11 +102,11 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     rows = []
-    text, _, _ = chain("floor", 64, 64, "f16", a.levels, a.group)
+    text, _ = chain("floor", 64, 64, "f16", a.levels, a.group)
     gpu, prof = measure(a, "floor", text, 64)
     rows.append("| floor: 64 x 64 f16 | %d | %.3f | %.2f | | |" % (a.levels, gpu, gpu * 1e3 / a.levels))
     print(rows[-1], flush=True)
-    text, _, _ = chain("floor3", 64, 64, "f16", a.levels, a.group, side=2)
+    text, _ = chain("floor3", 64, 64, "f16", a.levels, a.group, side=2)
     gpu, _ = measure(a, "floor3", text, 64)
     rows.append("| floor, 3 dispatches a level | %d | %.3f | %.2f | | |" % (a.levels, gpu, gpu * 1e3 / a.levels))
     print(rows[-1], flush=True)
@@ -115,7 +115,7 @@ def main():
         n, k = map(int, shape.split("x"))
         for fmt in a.formats.split(","):
             name = "%s_%s" % (shape, fmt)
-            text, nbytes, _ = chain("c" + name.replace("x", "_"), n, k, fmt, a.levels, a.group)
+            text, nbytes = chain("c" + name.replace("x", "_"), n, k, fmt, a.levels, a.group)
             gpu, prof = measure(a, name, text, k)
             per = gpu * 1e3 / a.levels
             rows.append("| %s %s | %d | %.3f | %.2f | %.2f | %.0f |" %
