@@ -15,8 +15,8 @@
 // elements (one 16-byte load per key), each lane taking every (128 / R)-th
 // key of the chunk, up to 16 keys' loads in flight per step (a step per
 // chunk for heads of 64: a decode row waits for its values once); the
-// lanes' sums meet once, at the end. Otherwise each invocation owns elements tid, tid +
-// 128, ... over every key. The includers specialize D and Dv (SPEC_PARAM),
+// lanes' sums meet once, at the end. Otherwise each invocation owns
+// elements tid, tid + 128, ... over every key. The includers specialize D and Dv (SPEC_PARAM),
 // so that the products' loops unroll and their loads issue together.
 //
 // The includer declares the buffers `mask` and `outv` before this file (or
@@ -97,16 +97,14 @@ void attendRow(uint outBase, uint t, uint S, uint Dv, float scale, bool hasMask)
       // kValueLoads keys' loads in flight per step (all of a lane's keys
       // in one step when the lanes are 8 or more: heads of 64 or less).
       for (uint jj = lane; jj < n; jj += kValueLoads * lanes) {
+        float w[kValueLoads];
         vec4 v[kValueLoads];
         [[unroll]] for (uint i = 0u; i < kValueLoads; ++i) {
           uint j = jj + i * lanes;
-          v[i] = j < n && weight[j] != 0.0 ? valueAt4(j0 + j, e4) : vec4(0.0);
+          w[i] = j < n ? weight[j] : 0.0;
+          v[i] = w[i] != 0.0 ? valueAt4(j0 + j, e4) : vec4(0.0);
         }
-        [[unroll]] for (uint i = 0u; i < kValueLoads; ++i) {
-          uint j = jj + i * lanes;
-          float wj = j < n ? weight[j] : 0.0;
-          a += wj != 0.0 ? wj * v[i] : vec4(0.0);
-        }
+        [[unroll]] for (uint i = 0u; i < kValueLoads; ++i) a += w[i] != 0.0 ? w[i] * v[i] : vec4(0.0);
       }
       acc4 = a;
     } else {

@@ -64,6 +64,11 @@ float firstScales[kScales];
 
 uint partRows() { return (PARAM(9) + ATTN_PARTS - 1u) / ATTN_PARTS; }
 uint headOf(uint row) { return (row / p[1]) % p[7]; }
+// The scale groups head h's slice of a row of o spans: g0 .. g0 + count - 1.
+uvec2 sliceGroups(uint h) {
+  uint first = h * PARAM(4), g0 = first / p[11];
+  return uvec2(g0, (first + PARAM(4) - 1u) / p[11] - g0 + 1u);
+}
 
 void loadRow(uint n, uint h, out uvec4 ws[kSlice4], out float sc[kScales]) {
   uint Dv = PARAM(4), format = PARAM(10), per = 32u / qBits(format), first = h * Dv;
@@ -71,9 +76,9 @@ void loadRow(uint n, uint h, out uvec4 ws[kSlice4], out float sc[kScales]) {
   [[unroll]] for (uint k4 = 0u; k4 < kSlice4; ++k4)
     if (k4 < slice4) ws[k4] = oWords4[at4 + k4];
   if (format == QF16) return;
-  uint g0 = first / p[11], groups = (first + Dv - 1u) / p[11] - g0 + 1u;
+  uvec2 gs = sliceGroups(h);
   [[unroll]] for (uint i = 0u; i < kScales; ++i)
-    if (i < groups) sc[i] = oScales[n * PARAM(13) + g0 + i];
+    if (i < gs.y) sc[i] = oScales[n * PARAM(13) + gs.x + i];
 }
 
 void prefetch(uint row, uint part) {
@@ -85,7 +90,8 @@ void project(uint row, uint part) {
   barrier();  // oRow is whole
   uint T = p[1], Dv = PARAM(4), N = PARAM(9), format = PARAM(10), bits = qBits(format);
   uint per = 32u / bits, t = row % T, h = headOf(row), b = row / T / p[7];
-  uint first = h * Dv, slice4 = Dv / per / 4u, g0 = first / p[11], groups = (first + Dv - 1u) / p[11] - g0 + 1u;
+  uint first = h * Dv, slice4 = Dv / per / 4u;
+  uvec2 gs = sliceGroups(h);
   uint end = min(N, (part + 1u) * partRows());
   bool addResidual = p[14] != 0u && h == 0u;
   for (uint n = part * partRows() + gl_LocalInvocationIndex, i = 0u; n < end; n += 128u, ++i) {
@@ -108,8 +114,8 @@ void project(uint row, uint part) {
         } else {  // a scale per group of p[11] weights; a word never straddles two
           float w = 0.0;
           for (uint e = 0u; e < per; ++e) w = fma(qField(word, e, bits), oRow[k * per + e], w);
-          uint g = (first + k * per) / p[11] - g0;
-          s = fma(w, groups <= kScales ? sc[g] : oScales[n * PARAM(13) + g0 + g], s);
+          uint g = (first + k * per) / p[11] - gs.x;
+          s = fma(w, gs.y <= kScales ? sc[g] : oScales[n * PARAM(13) + gs.x + g], s);
         }
       }
     }

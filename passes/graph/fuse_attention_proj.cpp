@@ -51,13 +51,9 @@ void fuseAttentionProj(Graph& g) {
     // Back from the product's row through reshapes read once.
     std::vector<NodeId> chain;
     ValueId v = p.inputs[0];
-    NodeId at = g.value(v).producer;
-    while (uses.soleProducer(v, Op::Reshape) >= 0) {
-      chain.push_back(at);
-      v = g.nodes[size_t(at)].inputs[0];
-      at = g.value(v).producer;
-    }
-    if (uses.soleProducer(v, Op::AttentionCache) < 0) continue;
+    for (NodeId r; (r = uses.soleProducer(v, Op::Reshape)) >= 0; v = g.nodes[size_t(r)].inputs[0]) chain.push_back(r);
+    const NodeId at = uses.soleProducer(v, Op::AttentionCache);
+    if (at < 0) continue;
     Node& a = g.nodes[size_t(at)];
     if (a.outputs[0] != v || a.inputs.size() > 9) continue;
     const Shape& q = g.type(a.inputs[0]).shape;  // [B, H, T, D]
