@@ -9,7 +9,8 @@ OUT/decode.json. Run on the GPU machine (bench/decode.sh).
 
 Each --weights format in --formats is compiled and timed (ms/token, GPU
 time, bytes/token, GB/s); --shape llama7b is Llama 2 7B's width for the
-bandwidth target.
+bandwidth target. MGC may name several builds, comma-separated (an A/B in
+one sitting on one checkpoint): their rows are "NAME FMT".
 
 Usage: decode.py OUT MGC [--shape smollm2|llama7b] [--layers N] [--max-seq N] [--tokens N]
                  [--formats f32,f16,int8,int4,ternary] [--group G] [--torch fp32,fp16] [--commit SHA] [--profile]
@@ -127,14 +128,14 @@ SHAPES = {
 }
 
 
-def bench_mgc(a, ck, work, fmt):
-    """Compile with --weights fmt and time bench-decode; returns a dict."""
+def bench_mgc(a, mgc, ck, work, fmt, tag):
+    """Compile with mgc --weights fmt and time bench-decode; returns a dict."""
     bundle = os.path.join(work, "gen_%s.mgb" % fmt)
     t0 = time.time()
-    out = run([a.mgc, "compile", ck, "--max-seq", str(a.max_seq), "--weights", fmt, "--group-size",
+    out = run([mgc, "compile", ck, "--max-seq", str(a.max_seq), "--weights", fmt, "--group-size",
                str(a.group), "-o", bundle])
     r = {"compile_s": round(time.time() - t0, 2), "bundle_mb": round(os.path.getsize(bundle) / 1e6, 1)}
-    out = run([a.mgc, "bench-decode", bundle, "--tokens", str(a.tokens)])
+    out = run([mgc, "bench-decode", bundle, "--tokens", str(a.tokens)])
     m = re.search(r"decode: ([0-9.]+) ms/token wall \(median\), ([0-9.-]+) ms GPU", out)
     r["ms"], r["gpu_ms"] = float(m.group(1)), float(m.group(2))
     m = re.search(r"bytes/token: ([0-9.]+) MB \(weights ([0-9.]+) MB \+ KV cache ([0-9.]+) MB\), ([0-9.]+) GB/s", out)
@@ -149,12 +150,12 @@ def bench_mgc(a, ck, work, fmt):
         ids, pos = os.path.join(work, "ids.npy"), os.path.join(work, "pos.npy")
         np.save(ids, np.array([[7]], dtype=np.int64))
         np.save(pos, np.array([1 + min(a.tokens, a.max_seq - 1) // 2], dtype=np.int64))
-        args = [a.mgc, "run", bundle, "--entry", "decode", "-i", "input_ids=" + ids, "-i", "position=" + pos,
+        args = [mgc, "run", bundle, "--entry", "decode", "-i", "input_ids=" + ids, "-i", "position=" + pos,
                 "--warmup", "20", "--iterations", "100"]
         m = re.search(r"run: ([0-9.]+) ms wall, ([0-9.-]+) ms GPU", run(args))
         r["run_ms"], r["run_gpu_ms"] = float(m.group(1)), float(m.group(2))
-        prof = run(args[:-4] + ["--warmup", "20", "--iterations", "20", "--profile", os.path.join(a.out, "decode_%s_trace.json" % fmt)])
-        with open(os.path.join(a.out, "decode_%s_profile.txt" % fmt), "w") as f:
+        prof = run(args[:-4] + ["--warmup", "20", "--iterations", "20", "--profile", os.path.join(a.out, "decode_%s_trace.json" % tag)])
+        with open(os.path.join(a.out, "decode_%s_profile.txt" % tag), "w") as f:
             f.write(prof)
     return r, bundle
 
@@ -181,24 +182,33 @@ def main():
     W = make_weights(cfg, torch.Generator().manual_seed(0))
     ck = os.path.join(work, a.shape)
     os.makedirs(ck, exist_ok=True)
-    with open(os.path.join(ck, "config.json"), "w") as f:
-        json.dump(cfg, f)
-    with open(os.path.join(ck, "model.safetensors"), "wb") as f:
-        f.write(safetensors_bytes(W, "F32"))
+    # The checkpoint is seeded: one written by an earlier run of the same
+    # config is the same file (a 7B-width one takes a while to write).
+    cfg_path, st_path = os.path.join(ck, "config.json"), os.path.join(ck, "model.safetensors")
+    same = os.path.exists(st_path) and os.path.exists(cfg_path) and json.load(open(cfg_path)) == cfg
+    if not same:
+        with open(st_path, "wb") as f:
+            f.write(safetensors_bytes(W, "F32"))
+        with open(cfg_path, "w") as f:
+            json.dump(cfg, f)
     params = sum(v.numel() for v in W.values())
     r = {"shape": a.shape, "layers": a.layers, "params": params, "max_seq": a.max_seq, "tokens": a.tokens,
          "group": a.group, "commit": a.commit, "device": torch.cuda.get_device_name() if DEV == "cuda" else "CPU",
          "mgc": {}}
     prompt = [1, 42, 7, 300, 1000, 5]
     n = min(16, a.tokens)
-    for fmt in a.formats.split(","):
-        res, bundle = bench_mgc(a, ck, work, fmt)
-        if fmt == "f32":
-            out = run([a.mgc, "generate", bundle, "--prompt-ids", ",".join(map(str, prompt)), "--max-tokens", str(n),
+    # MGC may name several builds, comma-separated (an A/B in one sitting):
+    # rows "NAME FMT" for each, NAME the binary's file name.
+    builds = a.mgc.split(",")
+    for fmt, mgc in [(f, b) for f in a.formats.split(",") for b in builds]:
+        key = fmt if len(builds) == 1 else "%s %s" % (os.path.basename(mgc), fmt)
+        res, bundle = bench_mgc(a, mgc, ck, work, fmt, key.replace(" ", "_"))
+        if fmt == "f32" and mgc == builds[0]:
+            out = run([mgc, "generate", bundle, "--prompt-ids", ",".join(map(str, prompt)), "--max-tokens", str(n),
                        "--print-ids"])
             r["mgc_ids"] = [int(t) for t in out.strip().splitlines()[-1].split(",")]
-        r["mgc"][fmt] = res
-        print(fmt, res, flush=True)
+        r["mgc"][key] = res
+        print(key, res, flush=True)
         if a.shape == "llama7b":  # gigabytes each: keep the disk free
             os.remove(bundle)
 
