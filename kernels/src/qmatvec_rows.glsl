@@ -4,14 +4,17 @@
 // A warp owns 4 rows of W, and one of S slices of them: the S warps of a
 // quad stride the rows together, 8 / S quads per workgroup (32 / S rows).
 // Per step each lane loads 16 bytes (a column: 4 words) of each of its 4
-// rows, coalesced (a warp reads 512 contiguous bytes per row), with the
-// next step's loads (and scales) issued before this step's math and before
-// x is staged (two steps per lane: all its loads in flight at once). x is read
-// from shared memory, staged 4096 values at a time with the prologue
-// applied and transposed, so that the lanes of a warp read consecutive
-// vec4s (no bank conflicts) and each vec4 serves the 4 rows. Workgroups
-// loop over row groups (the grid is capped); when x fits one chunk it is
-// staged once per workgroup, by its first row group.
+// rows, coalesced (a warp reads 512 contiguous bytes per row). When x fits
+// one staged chunk and a lane has few steps (f16: up to 4, the scaled
+// formats 2), all of its loads and x's go out before the barrier that
+// stages x: one wait on memory per row group. Otherwise the next step's
+// loads (and scales) go out before this step's math, and f16 loads the
+// next chunk's x as it stores this one's. x is read from shared memory,
+// staged 4096 values at a time with the prologue applied and transposed,
+// so that the lanes of a warp read consecutive vec4s (no bank conflicts)
+// and each vec4 serves the 4 rows. Workgroups loop over row groups (the
+// grid is capped); when x fits one chunk it is staged once per workgroup,
+// by its first row group.
 //
 // Scaled formats decode a field as qTop's f = 1 + (q + 2^(b-1)) / 2^b
 // (a shift and a logic op; ternary's even fields a field deeper, sharing
@@ -28,39 +31,66 @@
 #endif
 
 const uint kChunk4 = 1024u;  // x staged 4096 values (1024 vec4s) at a time
+const uint kUpfrontSteps = 4u;  // the most steps a lane loads before its first product
 shared vec4 xs[kChunk4 + 16u];  // column j's vec4 v at xs[v * (columns + 1) + j]
 shared vec4 ys[256];            // column j: Y of each of its 4 words (below)
 shared vec4 sliceSums[8];       // each warp's 4 row sums (S > 1)
 
-// x's vec4 g with the prologue applied; ssq += its squares (the rms
-// prologue's sum, only needed after the products).
-vec4 xStaged(uint g, inout float ssq) {
-  vec4 x = a4[g];
-  if (rmsOn()) ssq += dot(x, x);
-  return hasPrologue() ? prologue(x, u4[g]) : x;
+// A chunk's x as invocation t stages it: at most 4 of its vec4s (kSlots),
+// with the prologue operand's, loaded into registers by loadChunk (a
+// chunk ahead: their latency behind the previous chunk's products) and
+// written to shared memory by storeChunk. Slot k * q + e holds vec4 e of
+// the k-th word (or f16 vec4) the invocation takes, q = vec4s per word.
+const uint kSlots = 4u;
+struct ChunkX {
+  vec4 x[kSlots], u[kSlots];
+};
+
+uint vec4sPerWord(uint per) { return max(per / 4u, 1u); }
+
+// Vec4 slot `slot` of the chunk at columns first .. first + n - 1 (`per`
+// vec4s each): its index in x's row, and whether invocation t has it.
+bool chunkSlot(uint first, uint n, uint per, uint t, uint slot, out uint g) {
+  uint q4 = vec4sPerWord(per), wi = t + 256u * (slot / q4);  // f16: wi is the vec4
+  g = per == 2u ? 2u * first + wi : (4u * first + wi) * q4 + slot % q4;
+  return wi < (per == 2u ? 2u : 4u) * n;
 }
 
-// Stages the chunk's x (columns first .. first + n - 1 of the row, `per`
-// vec4s each) and, for scaled formats, each word's Y. The caller has passed
-// a barrier since the last reads of xs / ys.
-void stageChunk(uint first, uint n, uint per, uint t, inout float ssq) {
-  uint stride = kChunk4 / per + 1u;
-  if (per == 2u) {  // f16: a word covers half a vec4; no Y
-    for (uint i = t; i < 2u * n; i += 256u) xs[(i & 1u) * stride + (i >> 1u)] = xStaged(2u * first + i, ssq);
-  } else {
-    uint q4 = per / 4u;  // vec4s per word
-    for (uint wi = t; wi < 4u * n; wi += 256u) {  // word wi % 4 of column wi / 4
-      uint j = wi >> 2u, i = wi & 3u, g = (4u * first + wi) * q4;
-      float y = 0.0;
-      for (uint q = 0u; q < q4; ++q) {
-        vec4 x = xStaged(g + q, ssq);
-        // Ternary's even fields one field deep (qTop): x' = 4 x, exact.
-        vec4 deep = per == 16u ? vec4(4.0, 1.0, 4.0, 1.0) : vec4(1.0);
-        xs[(i * q4 + q) * stride + j] = x * deep;
-        y += dot(x, deep + 0.5);
-      }
-      ys[j][i] = y;
+void loadChunk(uint first, uint n, uint per, uint t, out ChunkX c) {
+  [[unroll]] for (uint k = 0u; k < kSlots; ++k) {
+    uint g;
+    c.x[k] = c.u[k] = vec4(0.0);
+    if (chunkSlot(first, n, per, t, k, g)) {
+      c.x[k] = a4[g];
+      if (hasPrologue()) c.u[k] = u4[g];
     }
+  }
+}
+
+// Stores a loaded chunk's x (the prologue applied) and, for scaled
+// formats, each word's Y; ssq += the squares of x (the rms prologue's sum,
+// only needed after the products). The caller has passed a barrier since
+// the last reads of xs / ys.
+void storeChunk(uint first, uint n, uint per, uint t, ChunkX c, inout float ssq) {
+  uint stride = kChunk4 / per + 1u, q4 = vec4sPerWord(per);
+  // Ternary's even fields one field deep (qTop): x' = 4 x, exact.
+  vec4 deep = per == 16u ? vec4(4.0, 1.0, 4.0, 1.0) : vec4(1.0);
+  float y = 0.0;
+  [[unroll]] for (uint k = 0u; k < kSlots; ++k) {
+    uint g;
+    if (!chunkSlot(first, n, per, t, k, g)) continue;
+    vec4 x = c.x[k];
+    if (rmsOn()) ssq += dot(x, x);
+    if (hasPrologue()) x = prologue(x, c.u[k]);
+    uint wi = t + 256u * (k / q4);
+    if (per == 2u) {  // f16: a word covers half a vec4; no Y
+      xs[(wi & 1u) * stride + (wi >> 1u)] = x;
+      continue;
+    }
+    uint j = wi >> 2u, i = wi & 3u, e = k % q4;  // word i of column j, its vec4 e
+    xs[(i * q4 + e) * stride + j] = x * deep;
+    y = (e == 0u ? 0.0 : y) + dot(x, deep + 0.5);
+    if (e == q4 - 1u) ys[j][i] = y;
   }
   barrier();
 }
@@ -137,6 +167,14 @@ void loadStep(uint rows[4], uint col, uint U, uint gq, uint L, bool scaled, out 
   }
 }
 
+// The row sums of acc (the lanes' parts), scaled: x's norm taken by the
+// workgroup's first row group (all of them when x is staged in chunks).
+vec4 finishSums(vec4 acc, float ssq, inout bool first, bool once, bool scaled, uint bits, uint t, uint lane) {
+  if (rmsOn() && (first || !once)) takeRowNorms(vec4(ssq, 0.0, 0.0, 0.0));
+  first = false;
+  return columnSum(acc, t, lane) * ((scaled ? float(1u << bits) : 1.0) * (rmsOn() ? rowScale.x : 1.0));
+}
+
 // The sums of the 4 rows n0 .. n0 + 3 of W (clamped to N: the caller
 // ignores those past it) with x, scaled (2^b, 1 / rms), valid in lane 0 of
 // each warp of the rows' slices (S > 1: each slice's part). live: n0 < N,
@@ -155,11 +193,43 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
   uint col = 32u * (warp % S) + lane;
   uint rows[4] = uint[4](n0, min(n0 + 1u, N - 1u), min(n0 + 2u, N - 1u), min(n0 + 3u, N - 1u));
   uint gq = col / G4, gr = col % G4;  // col / G4, carried
+  vec4 acc = vec4(0.0);
+  float ssq = 0.0;
+  // x in one chunk and few steps: every step's loads (and x's) go out
+  // before the barrier that stages x, which waits for all of them once. f16
+  // takes up to 4 steps so; the scaled formats, whose scales and decode
+  // hold more registers, at most 2 (4 cost 7B-width int4 19%: fewer
+  // workgroups fit a multiprocessor).
+  if (once && steps <= (scaled ? 2u : kUpfrontSteps)) {
+    uvec4 wa[kUpfrontSteps][4];
+    vec4 swa[kUpfrontSteps][4];
+    [[unroll]] for (uint s = 0u; s < kUpfrontSteps; ++s) {
+      uint c = col + s * span;
+      if (s < steps && live && c < U) loadStep(rows, c, U, c / G4, L, scaled, wa[s], swa[s]);
+    }
+    if (first) {  // uniform
+      ChunkX cx;
+      loadChunk(0u, U, per, t, cx);
+      barrier();
+      storeChunk(0u, U, per, t, cx, ssq);
+    }
+    [[unroll]] for (uint s = 0u; s < kUpfrontSteps; ++s) {
+      uint c = col + s * span;
+      if (s < steps && live && c < U) stepRows(wa[s], swa[s], c, format, per, L, acc);
+    }
+    return finishSums(acc, ssq, first, once, scaled, bits, t, lane);
+  }
+  // Otherwise one step's loads ahead of the products, x staged a chunk at
+  // a time; f16 loads the next chunk's x as it stores this one's (held in
+  // registers through the chunk's products; the scaled formats gained
+  // nothing from it).
   uvec4 w[4] = uvec4[4](uvec4(0u), uvec4(0u), uvec4(0u), uvec4(0u));
   vec4 sw[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
   if (live && col < U) loadStep(rows, col, U, gq, L, scaled, w, sw);
-  vec4 acc = vec4(0.0);
-  float ssq = 0.0;
+  uint C = kChunk4 / per;  // columns per chunk
+  bool staging = first || !once, xAhead = !scaled;
+  ChunkX cx;
+  if (staging) loadChunk(0u, min(U, C), per, t, cx);
   for (uint s = 0u, chunk = 0u, inChunk = 0u; s < steps; ++s) {
     uint next = col + span;  // its loads go out before x is staged
     gr += dr;
@@ -168,11 +238,14 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
     uvec4 wn[4] = w;
     vec4 swn[4] = sw;
     if (live && next < U) loadStep(rows, next, U, gq, L, scaled, wn, swn);
-    if (inChunk == 0u && (first || !once)) {  // uniform
+    if (inChunk == 0u && staging) {  // uniform
+      if (!xAhead && chunk > 0u) loadChunk(chunk * C, min(U - chunk * C, C), per, t, cx);
       barrier();
-      stageChunk(chunk * kChunk4 / per, min(U - chunk * kChunk4 / per, kChunk4 / per), per, t, ssq);
+      storeChunk(chunk * C, min(U - chunk * C, C), per, t, cx, ssq);
+      uint after = (chunk + 1u) * C;
+      if (xAhead && after < U) loadChunk(after, min(U - after, C), per, t, cx);
     }
-    if (live && col < U) stepRows(w, sw, col - chunk * kChunk4 / per, format, per, L, acc);
+    if (live && col < U) stepRows(w, sw, col - chunk * C, format, per, L, acc);
     w = wn;
     sw = swn;
     col = next;
@@ -181,9 +254,7 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
       ++chunk;
     }
   }
-  if (rmsOn() && (first || !once)) takeRowNorms(vec4(ssq, 0.0, 0.0, 0.0));
-  first = false;
-  return columnSum(acc, t, lane) * ((scaled ? float(1u << bits) : 1.0) * (rmsOn() ? rowScale.x : 1.0));
+  return finishSums(acc, ssq, first, once, scaled, bits, t, lane);
 }
 
 #ifndef QMATVEC_ROWS_SUMS_ONLY
