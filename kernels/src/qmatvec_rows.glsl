@@ -37,8 +37,8 @@ shared vec4 ys[256];            // column j: Y of each of its 4 words (below)
 shared vec4 sliceSums[8];       // each warp's 4 row sums (S > 1)
 
 // A chunk's x as invocation t stages it: at most 4 of its vec4s (kSlots),
-// with the prologue operand's, loaded into registers by loadChunk (a
-// chunk ahead: their latency behind the previous chunk's products) and
+// with the prologue operand's, loaded into registers by loadChunk (f16: a
+// chunk ahead, their latency behind the previous chunk's products) and
 // written to shared memory by storeChunk. Slot k * q + e holds vec4 e of
 // the k-th word (or f16 vec4) the invocation takes, q = vec4s per word.
 const uint kSlots = 4u;
@@ -49,18 +49,20 @@ struct ChunkX {
 uint vec4sPerWord(uint per) { return max(per / 4u, 1u); }
 
 // Vec4 slot `slot` of the chunk at columns first .. first + n - 1 (`per`
-// vec4s each): its index in x's row, and whether invocation t has it.
-bool chunkSlot(uint first, uint n, uint per, uint t, uint slot, out uint g) {
-  uint q4 = vec4sPerWord(per), wi = t + 256u * (slot / q4);  // f16: wi is the vec4
+// vec4s each): its index g in x's row, the chunk's word wi it belongs to
+// (f16: the chunk's vec4), and whether invocation t has it.
+bool chunkSlot(uint first, uint n, uint per, uint t, uint slot, out uint g, out uint wi) {
+  uint q4 = vec4sPerWord(per);
+  wi = t + 256u * (slot / q4);
   g = per == 2u ? 2u * first + wi : (4u * first + wi) * q4 + slot % q4;
   return wi < (per == 2u ? 2u : 4u) * n;
 }
 
 void loadChunk(uint first, uint n, uint per, uint t, out ChunkX c) {
   [[unroll]] for (uint k = 0u; k < kSlots; ++k) {
-    uint g;
+    uint g, wi;
     c.x[k] = c.u[k] = vec4(0.0);
-    if (chunkSlot(first, n, per, t, k, g)) {
+    if (chunkSlot(first, n, per, t, k, g, wi)) {
       c.x[k] = a4[g];
       if (hasPrologue()) c.u[k] = u4[g];
     }
@@ -77,12 +79,11 @@ void storeChunk(uint first, uint n, uint per, uint t, ChunkX c, inout float ssq)
   vec4 deep = per == 16u ? vec4(4.0, 1.0, 4.0, 1.0) : vec4(1.0);
   float y = 0.0;
   [[unroll]] for (uint k = 0u; k < kSlots; ++k) {
-    uint g;
-    if (!chunkSlot(first, n, per, t, k, g)) continue;
+    uint g, wi;
+    if (!chunkSlot(first, n, per, t, k, g, wi)) continue;
     vec4 x = c.x[k];
     if (rmsOn()) ssq += dot(x, x);
     if (hasPrologue()) x = prologue(x, c.u[k]);
-    uint wi = t + 256u * (k / q4);
     if (per == 2u) {  // f16: a word covers half a vec4; no Y
       xs[(wi & 1u) * stride + (wi >> 1u)] = x;
       continue;
@@ -196,7 +197,8 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
   vec4 acc = vec4(0.0);
   float ssq = 0.0;
   // x in one chunk and few steps: every step's loads (and x's) go out
-  // before the barrier that stages x, which waits for all of them once. f16
+  // before the barrier that stages x, so the row group waits on memory
+  // once. f16
   // takes up to 4 steps so; the scaled formats, whose scales and decode
   // hold more registers, at most 2 (4 cost 7B-width int4 19%: fewer
   // workgroups fit a multiprocessor).
