@@ -10,7 +10,9 @@ OUT/decode.json. Run on the GPU machine (bench/decode.sh).
 Each --weights format in --formats is compiled and timed (ms/token, GPU
 time, bytes/token, GB/s); --shape llama7b is Llama 2 7B's width for the
 bandwidth target. MGC may name several builds, comma-separated (an A/B in
-one sitting on one checkpoint): their rows are "NAME FMT".
+one sitting on one checkpoint): their rows are "NAME FMT". A build may carry
+environment settings, PATH:VAR=VALUE[:VAR=VALUE] (e.g.
+bench/bin/mgc:MGRT_DISABLE_FEATURES=StreamSync); its NAME then shows them.
 
 Usage: decode.py OUT MGC [--shape smollm2|llama7b] [--layers N] [--max-seq N] [--tokens N]
                  [--formats f32,f16,int8,int4,ternary] [--group G] [--torch fp32,fp16] [--commit SHA] [--profile]
@@ -110,8 +112,11 @@ def torch_decode(cfg, W, dtype, prompt, tokens):
     return times[len(times) // 2], ids
 
 
+ENV = {}  # the environment of the build being timed (MGC's PATH:VAR=VALUE)
+
+
 def run(args):
-    p = subprocess.run(args, capture_output=True, text=True)
+    p = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, **ENV))
     if p.returncode != 0:
         raise RuntimeError("%s failed: %s" % (" ".join(args[:3]), (p.stderr or p.stdout).strip()[-400:]))
     return p.stdout
@@ -200,10 +205,14 @@ def main():
     # MGC may name several builds, comma-separated (an A/B in one sitting):
     # rows "NAME FMT" for each, NAME the binary's file name.
     builds = a.mgc.split(",")
-    for fmt, mgc in [(f, b) for f in a.formats.split(",") for b in builds]:
-        key = fmt if len(builds) == 1 else "%s %s" % (os.path.basename(mgc), fmt)
-        res, bundle = bench_mgc(a, mgc, ck, work, fmt, key.replace(" ", "_"))
-        if fmt == "f32" and mgc == builds[0]:
+    for fmt, spec in [(f, b) for f in a.formats.split(",") for b in builds]:
+        mgc, *env = spec.split(":")
+        ENV.clear()
+        ENV.update(e.split("=", 1) for e in env)
+        name = os.path.basename(mgc) + "".join("[%s]" % e for e in env)
+        key = fmt if len(builds) == 1 else "%s %s" % (name, fmt)
+        res, bundle = bench_mgc(a, mgc, ck, work, fmt, re.sub(r"[^A-Za-z0-9_.-]", "_", key))
+        if fmt == "f32" and spec == builds[0]:
             out = run([mgc, "generate", bundle, "--prompt-ids", ",".join(map(str, prompt)), "--max-tokens", str(n),
                        "--print-ids"])
             r["mgc_ids"] = [int(t) for t in out.strip().splitlines()[-1].split(",")]

@@ -177,6 +177,7 @@ std::vector<uint8_t> exportInferenceBundle(const std::vector<uint8_t>& file, con
         mgb::KernelEntry ke;
         ke.name = k.name() ? k.name()->str() : "";
         ke.numBindings = k.num_bindings();
+        ke.stream = k.stream();
         if (k.variants())
           for (const mgb::KernelVariant* v : *k.variants()) {
             mgb::KernelVariantEntry ve;

@@ -30,7 +30,7 @@ flatbuffers::Offset<Kernel> buildKernel(flatbuffers::FlatBufferBuilder& fbb, con
     variants.push_back(CreateKernelVariant(fbb, tag, hash, spirv, msl, local, static_cast<Feature>(v.features),
                                            v.subgroupSize, coop));
   }
-  return CreateKernelDirect(fbb, k.name.c_str(), k.numBindings, &variants);
+  return CreateKernelDirect(fbb, k.name.c_str(), k.numBindings, &variants, k.stream);
 }
 
 flatbuffers::Offset<Dispatch> buildDispatch(flatbuffers::FlatBufferBuilder& fbb,

@@ -24,6 +24,7 @@ struct KernelEntry {
   std::string name;
   uint32_t numBindings = 0;
   std::vector<KernelVariantEntry> variants;  // in order of preference
+  bool stream = false;  // takes part in in-stream waits (mgb.fbs Kernel.stream)
 };
 
 struct ArenaEntry {

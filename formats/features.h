@@ -9,7 +9,7 @@ namespace mgb {
 
 inline constexpr const char* kFeatureNames[] = {"Float16", "Int8",     "Storage16",           "Storage8",
                                                 "BFloat16", "Subgroup", "CooperativeMatrixNV", "CooperativeMatrixKHR",
-                                                "AtomicFloat32Add"};
+                                                "AtomicFloat32Add", "StreamSync"};
 inline constexpr uint32_t kKnownFeatures = (1u << (sizeof(kFeatureNames) / sizeof(kFeatureNames[0]))) - 1;
 
 // "Storage16+Float16", "nothing" for 0, unknown bits as "bit N".

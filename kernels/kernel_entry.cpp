@@ -11,6 +11,7 @@ mgb::KernelEntry kernelEntry(const KernelBinary& kb) {
   mgb::KernelEntry ke;
   ke.name = kb.name;
   ke.numBindings = kb.numBindings;
+  ke.stream = kb.stream;
   for (size_t v = 0; v < kb.variantCount; ++v) {
     const KernelVariantBinary& kv = kb.variants[v];
     mgb::KernelVariantEntry ve;

@@ -32,6 +32,8 @@ struct KernelBinary {
   // reflection at build time; none: the kernel is never specialized.
   const uint32_t* specIds;
   size_t specIdCount;
+  // Takes part in in-stream waits (stream_sync.glsl; mgb.fbs Kernel.stream).
+  bool stream;
   const KernelVariantBinary& portable() const { return variants[variantCount - 1]; }
 };
 

@@ -15,13 +15,24 @@ SPEC_PARAM(3)  // D
 SPEC_PARAM(4)  // Dv
 SPEC_PARAM(6)  // has mask
 
-layout(std430, set = 0, binding = 1) readonly buffer Q { float q[]; };
-layout(std430, set = 0, binding = 2) readonly buffer K { float kNew[]; };
-layout(std430, set = 0, binding = 3) readonly buffer V { vec4 vNew4[]; };  // (the binding covers whole vec4s)
-layout(std430, set = 0, binding = 4) readonly buffer Offset { int offsetv[]; };
-layout(std430, set = 0, binding = 5) readonly buffer Cos { float cosv[]; };
-layout(std430, set = 0, binding = 6) readonly buffer Sin { float sinv[]; };
-layout(std430, set = 0, binding = 7) readonly buffer Mask { float mask[]; };
+// ATTN_WAIT() comes after ATTN_BEFORE_ROW, before the first read of
+// anything an earlier dispatch wrote; ATTN_DONE() ends every workgroup
+// (attention_cache_proj: in-stream waits, stream_sync.glsl, with the
+// inputs read coherent: STREAM_IN).
+#ifndef ATTN_WAIT
+#define ATTN_WAIT()
+#define ATTN_DONE()
+#endif
+#ifndef STREAM_IN
+#define STREAM_IN
+#endif
+layout(std430, set = 0, binding = 1) STREAM_IN readonly buffer Q { float q[]; };
+layout(std430, set = 0, binding = 2) STREAM_IN readonly buffer K { float kNew[]; };
+layout(std430, set = 0, binding = 3) STREAM_IN readonly buffer V { vec4 vNew4[]; };  // (the binding covers whole vec4s)
+layout(std430, set = 0, binding = 4) STREAM_IN readonly buffer Offset { int offsetv[]; };
+layout(std430, set = 0, binding = 5) STREAM_IN readonly buffer Cos { float cosv[]; };
+layout(std430, set = 0, binding = 6) STREAM_IN readonly buffer Sin { float sinv[]; };
+layout(std430, set = 0, binding = 7) STREAM_IN readonly buffer Mask { float mask[]; };
 layout(std430, set = 0, binding = CACHE_BINDING) buffer KCache { vec4 kc4[]; };  // (the binding covers whole vec4s)
 layout(std430, set = 0, binding = CACHE_BINDING + 1) buffer VCache { vec4 vc4[]; };
 
@@ -86,13 +97,12 @@ vec4 valueAt4(uint j, uint e4) {
 #define ATTN_BEFORE_ROW(row, part)
 #endif
 
-void main() {
-  uint row = linearGroup() / ATTN_PARTS, part = linearGroup() % ATTN_PARTS;
-  if (row >= p[0]) return;  // uniform per workgroup
+void attendCacheRow(uint row, uint part) {
   uint T = p[1], S = p[2], D = PARAM(3), Dv = PARAM(4), H = p[7];
   uint t = row % T, h = (row / T) % H, b = row / T / H;
   kvHead = b * (H / p[8]) + h / p[8];
   ATTN_BEFORE_ROW(row, part);
+  ATTN_WAIT();
   int offset = offsetv[0];
   bool fresh = offset >= 0 && offset <= int(S) - int(T);
   if (fresh) {
@@ -118,4 +128,10 @@ void main() {
   }
   attendRow(ATTN_OUT_BASE(row), t, S, Dv, pfloat(5), PARAM(6) != 0u);
   ATTN_AFTER_ROW(row, part);
+}
+
+void main() {
+  uint row = linearGroup() / ATTN_PARTS, part = linearGroup() % ATTN_PARTS;
+  if (row < p[0]) attendCacheRow(row, part);  // uniform per workgroup
+  ATTN_DONE();
 }

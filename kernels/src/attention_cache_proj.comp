@@ -17,6 +17,8 @@
 // Bindings: 1-7 as attention_cache.comp's, 8 = o words [N, H Dv / per],
 //   9 = o scales (o words for f16), 10 = residual (q when absent), 11 = out
 //   [B, T, N] (added into), 12 = k cache, 13 = v cache.
+// In-stream waits (stream_sync.glsl): the first rows of o are loaded
+// before the wait.
 // Params: attention_cache.comp's p[0..8], then p[9] N, p[10] format, p[11]
 //   group, p[12] o words per row, p[13] o groups per row, p[14] has residual,
 //   p[15] P. Grid: query rows × P workgroups.
@@ -30,9 +32,15 @@
 #extension GL_KHR_shader_subgroup_vote : require
 #endif
 layout(local_size_x = 128) in;
+#include "stream_sync.glsl"
+#define STREAM_IN coherent
+#define ATTN_WAIT() streamWait()
+#define ATTN_DONE() \
+  streamWait();     \
+  streamSignal()
 layout(std430, set = 0, binding = 8) readonly buffer OWords { uvec4 oWords4[]; };
 layout(std430, set = 0, binding = 9) readonly buffer OScales { float oScales[]; };
-layout(std430, set = 0, binding = 10) readonly buffer Residual { float residual[]; };
+layout(std430, set = 0, binding = 10) coherent readonly buffer Residual { float residual[]; };
 #define ATOMIC_OUT_BINDING 11
 #include "atomic_add.glsl"
 #define CACHE_BINDING 12

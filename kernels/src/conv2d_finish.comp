@@ -14,9 +14,11 @@
 #version 450
 layout(local_size_x = 256) in;
 #include "common.glsl"
+#include "stream_sync.glsl"
+#define STREAM_IN coherent
 
 layout(std430, set = 0, binding = 1) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 4) buffer Out { float outv[]; };
+layout(std430, set = 0, binding = 4) coherent buffer Out { float outv[]; };
 #define EPI_BASE 5
 #define EPI_BINDING0 2
 #define EPI_BINDING1 3
@@ -37,12 +39,12 @@ uint param(uint k) {
 #include "epilogue.glsl"
 
 void main() {
+  streamWait();
   uint o = linearInvocation();
-  if (o >= param(0)) return;
-  uint channel = (o / param(2)) % param(1), head = epilogueAddHead();
-  if (param(4) == 0u) {
-    outv[o] = epilogueRange(param(3) != 0u ? bias[channel] : 0.0, o, channel, 0u, head);
-    return;
+  if (o < param(0)) {
+    uint channel = (o / param(2)) % param(1), head = epilogueAddHead();
+    if (param(4) == 0u) outv[o] = epilogueRange(param(3) != 0u ? bias[channel] : 0.0, o, channel, 0u, head);
+    else outv[o] = epilogueRange(outv[o], o, channel, head, 6u);
   }
-  outv[o] = epilogueRange(outv[o], o, channel, head, 6u);
+  streamSignal();  // (stream_sync.glsl)
 }

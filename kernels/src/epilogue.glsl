@@ -14,8 +14,11 @@
 #ifndef EPI_PARAM
 #define EPI_PARAM(k) p[k]
 #endif
-layout(std430, set = 0, binding = EPI_BINDING0) readonly buffer Epi0 { float epi0[]; };
-layout(std430, set = 0, binding = EPI_BINDING1) readonly buffer Epi1 { float epi1[]; };
+#ifndef STREAM_IN
+#define STREAM_IN  // stream kernels: coherent (stream_sync.glsl)
+#endif
+layout(std430, set = 0, binding = EPI_BINDING0) STREAM_IN readonly buffer Epi0 { float epi0[]; };
+layout(std430, set = 0, binding = EPI_BINDING1) STREAM_IN readonly buffer Epi1 { float epi1[]; };
 
 // Steps [first, last) of the epilogue (operands of the adds before `first`
 // skipped); epilogue() runs them all.

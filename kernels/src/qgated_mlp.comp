@@ -23,6 +23,8 @@
 //   S = 1), then p[43] N (out's length), p[44] down words per row, p[45]
 //   down groups per row.
 // Grid: (min(ceil(I / 16), 256), 1, 1); workgroups loop over row groups.
+// In-stream waits (stream_sync.glsl): the down and gate / up weight loads
+// of the first row group go out before the wait, as x is first loaded.
 // mgc-variant: subgroup_atomicf features=Subgroup,AtomicFloat32Add defines=MGC_SUBGROUP,MGC_ATOMIC_FLOAT env=vulkan1.1 msl=none
 // mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP env=vulkan1.1 msl=20100
 // mgc-variant: atomicf features=AtomicFloat32Add defines=MGC_ATOMIC_FLOAT msl=none
@@ -33,12 +35,13 @@
 #endif
 layout(local_size_x = 256) in;
 #include "common.glsl"
+#include "stream_sync.glsl"
 
-layout(std430, set = 0, binding = 1) readonly buffer A { vec4 a4[]; };
+layout(std430, set = 0, binding = 1) coherent readonly buffer A { vec4 a4[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Words { uvec4 words4[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Scales { float scales[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Residual { float residual[]; };
-layout(std430, set = 0, binding = 5) readonly buffer U { vec4 u4[]; };
+layout(std430, set = 0, binding = 4) coherent readonly buffer Residual { float residual[]; };
+layout(std430, set = 0, binding = 5) coherent readonly buffer U { vec4 u4[]; };
 layout(std430, set = 0, binding = 6) readonly buffer UpWords { uvec4 upWords4[]; };
 layout(std430, set = 0, binding = 7) readonly buffer UpScales { float upScales[]; };
 layout(std430, set = 0, binding = 8) readonly buffer DownWords { uint downWords[]; };
@@ -130,4 +133,6 @@ void main() {
     }
     barrier();  // the next row group's sums overwrite gateUp / hs
   }
+  streamWait();
+  streamSignal();
 }

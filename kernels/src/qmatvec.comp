@@ -21,6 +21,8 @@
 // p[40] groups per row, p[41] the rms prologue's epsilon (float bits),
 // p[42] S (slices per 4 rows of W; 0: the per-row path).
 // Grid: (ceil(N / rows per workgroup), 1, 1), clamped; workgroups loop.
+// In-stream waits (stream_sync.glsl): the one-row path issues its first
+// row group's weight loads before it waits.
 // Specialized copies (kernels/specialize.h): M, K, the flags, format, words
 // per group, groups per row and S are also specialization constants
 // (SpecId = word), so the driver folds the format and prologue branches,
@@ -39,11 +41,13 @@
 #endif
 layout(local_size_x = 256) in;
 #include "common.glsl"
+#include "stream_sync.glsl"
+#define STREAM_IN coherent
 
-layout(std430, set = 0, binding = 1) readonly buffer A { vec4 a4[]; };  // x, 4 floats per element
+layout(std430, set = 0, binding = 1) coherent readonly buffer A { vec4 a4[]; };  // x, 4 floats per element
 layout(std430, set = 0, binding = 2) readonly buffer Words { uvec4 words4[]; };  // 4 words per element
 layout(std430, set = 0, binding = 3) readonly buffer Scales { float scales[]; };
-layout(std430, set = 0, binding = 6) readonly buffer U { vec4 u4[]; };  // the prologue's operand, 4 floats per element
+layout(std430, set = 0, binding = 6) coherent readonly buffer U { vec4 u4[]; };  // the prologue's operand, 4 floats per element
 layout(std430, set = 0, binding = 7) writeonly buffer C { float c[]; };
 #define EPI_BASE 16
 #define EPI_BINDING0 4
@@ -122,7 +126,10 @@ vec4 squareSums(uint t) {
 
 void main() {
   uint t = gl_LocalInvocationIndex;
+  if (slices() == 0u) streamWait();  // the one-row path waits as it first loads x, after its weights
   if (rmsOn() && slices() == 0u) takeRowNorms(squareSums(t));  // the one-row path takes them as it stages x
   if (slices() != 0u) rowsPath(t);
   else wordsPath(t);
+  streamWait();
+  streamSignal();
 }

@@ -59,6 +59,7 @@ bool chunkSlot(uint first, uint n, uint per, uint t, uint slot, out uint g, out 
 }
 
 void loadChunk(uint first, uint n, uint per, uint t, out ChunkX c) {
+  streamWait();  // x may come from the dispatch before (stream_sync.glsl); uniform here
   [[unroll]] for (uint k = 0u; k < kSlots; ++k) {
     uint g, wi;
     c.x[k] = c.u[k] = vec4(0.0);

@@ -64,6 +64,10 @@ struct KernelCode {
   size_t mslBytes = 0;
   uint32_t localSize[3] = {1, 1, 1};
   uint32_t numBindings = 0;
+  // In-stream waits (mgb.fbs Kernel.stream): the kernel also takes the
+  // recording's counters (Vulkan: set 1, binding 0) and 16 bytes of push
+  // constants, RecordedDispatch::stream.
+  bool stream = false;
 };
 
 struct BufferSlice {
@@ -83,6 +87,10 @@ struct RecordedDispatch {
   std::vector<BufferSlice> bindings;  // bindings 1..n
   uint32_t groups[3] = {1, 1, 1};
   bool barrier = true;  // every earlier dispatch's writes are visible to this one
+  // A stream kernel's push constants (core/stream_plan.h): the counter it
+  // waits on and the count it waits for (0: none), the counter it signals
+  // (kNoSignal: none), the timeout flag's counter.
+  uint32_t stream[4] = {0, 0, ~0u, 0};
 };
 
 // The work of one run, recorded once and replayed: copy inputs (staging →
@@ -96,6 +104,11 @@ struct WorkList {
   std::vector<RecordedDispatch> dispatches;
   std::vector<BufferCopy> outputCopies;
   bool timeEachDispatch = false;
+  // Counters of in-stream waits (> 0 where any dispatch's kernel is a
+  // stream kernel): the recording owns them, zeroes them at the start of
+  // every run and reads counter streamSlots - 1 (a wait's timeout flag)
+  // back after it; wait() fails if it is set.
+  uint32_t streamSlots = 0;
 };
 
 // GPU-side ordering of one submission with other work: it starts once

@@ -11,7 +11,8 @@ static_assert(MGRT_FEATURE_FLOAT16 == uint32_t(mgb::Feature::Float16) &&
                   MGRT_FEATURE_SUBGROUP == uint32_t(mgb::Feature::Subgroup) &&
                   MGRT_FEATURE_COOPERATIVE_MATRIX_NV == uint32_t(mgb::Feature::CooperativeMatrixNV) &&
                   MGRT_FEATURE_COOPERATIVE_MATRIX_KHR == uint32_t(mgb::Feature::CooperativeMatrixKHR) &&
-                  MGRT_FEATURE_ATOMIC_FLOAT32_ADD == uint32_t(mgb::Feature::AtomicFloat32Add),
+                  MGRT_FEATURE_ATOMIC_FLOAT32_ADD == uint32_t(mgb::Feature::AtomicFloat32Add) &&
+                  MGRT_FEATURE_STREAM_SYNC == uint32_t(mgb::Feature::StreamSync),
               "mgrt.h's MGRT_FEATURE_* are the bundle format's Feature bits");
 static_assert(mgb::kKnownFeatures == uint32_t(mgb::Feature::ANY), "formats/features.h names every Feature bit");
 

@@ -47,6 +47,7 @@ struct DispatchPlan {
   std::vector<ArenaRange> bindings;  // bindings 1..n
   uint32_t groups[3] = {1, 1, 1};
   bool barrier = true;
+  uint32_t stream[4] = {0, 0, ~0u, 0};  // a stream kernel's push words (stream_plan.h)
 };
 
 // One entry point's session. Arena 0 (weights) and State arenas belong to
@@ -60,6 +61,7 @@ struct SessionPlan {
   std::vector<TensorPlan> inputs, outputs;
   uint64_t inputStagingSize = 0, outputStagingSize = 0;
   std::vector<DispatchPlan> dispatches;
+  uint32_t streamSlots = 0;  // counters of in-stream waits (stream_plan.h); 0: no stream kernel
 };
 
 // The model's State arenas and named state tensors (Bundle.state).

@@ -1,11 +1,13 @@
 // mgrt_session_create/destroy and the input/output descriptions: plan the
 // entry point, allocate the session's arenas and staging buffers, then record
 // the run once.
+#include <algorithm>
 #include <new>
 
 #include "runtime/core/dtype.h"
 #include "runtime/core/objects.h"
 #include "runtime/core/status.h"
+#include "runtime/core/stream_plan.h"
 
 using namespace mgrt;
 
@@ -48,8 +50,10 @@ WorkList makeWork(const mgrt_session* s) {
     for (const ArenaRange& b : d.bindings) r.bindings.push_back({arenaBuffer(s, b.arena), b.offset, b.size});
     for (int a = 0; a < 3; ++a) r.groups[a] = d.groups[a];
     r.barrier = d.barrier;
+    std::copy(d.stream, d.stream + 4, r.stream);
     w.dispatches.push_back(std::move(r));
   }
+  w.streamSlots = s->plan.streamSlots;
   w.timeEachDispatch = s->profiling;
   return w;
 }
@@ -58,6 +62,7 @@ mgrt_status buildSession(mgrt_session* s, uint32_t entryIndex) {
   Backend* be = s->model->backend;
   const mgb::Bundle& b = *s->model->bundle.manifest;
   s->plan = planSession(s->model->bundle, entryIndex, s->model->paramsPlan);
+  planStreamWaits(b, (be->caps().limits.features & uint32_t(mgb::Feature::StreamSync)) != 0, &s->plan);
   s->arenas.assign(b.arenas()->size(), nullptr);
   std::vector<Buffer*> clear;
   for (uint32_t i : s->plan.arenas) {

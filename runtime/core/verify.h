@@ -59,8 +59,9 @@ uint64_t workgroupBytes(const uint32_t* words, size_t count);
 
 // The module's resources against the runtime's pipeline layout
 // (spirv_interface.cpp): descriptor set 0 only, bindings 0..numBindings,
-// only storage classes a storage-buffer compute kernel needs.
-mgrt_status checkSpirvInterface(const uint32_t* words, size_t count, uint32_t numBindings,
+// only storage classes a storage-buffer compute kernel needs; a stream
+// kernel (mgb.fbs Kernel.stream) also set 1's binding 0 and push constants.
+mgrt_status checkSpirvInterface(const uint32_t* words, size_t count, uint32_t numBindings, bool stream,
                                 const std::string& what);
 
 // Element count of a shape; false on a negative dimension or if numel * 8

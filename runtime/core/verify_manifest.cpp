@@ -70,13 +70,14 @@ mgrt_status checkKernel(const mgb::Kernel& k, size_t i, const DeviceLimits& lim,
   if (!k.variants() || k.variants()->size() == 0) return bad(where, "has no variants");
   for (uint32_t v = 0; v < k.variants()->size(); ++v)
     MGRT_TRY(checkVariant(*k.variants()->Get(v), where + format(" variant %u", v)));
-  if (uint64_t(k.num_bindings()) + 1 > lim.maxStorageBuffersPerStage)
+  if (uint64_t(k.num_bindings()) + 1 + (k.stream() ? 1 : 0) > lim.maxStorageBuffersPerStage)
     return failMessage(MGRT_UNSUPPORTED,
-                       where + format(": %u tensor bindings + params exceed the device's %u storage buffers per stage",
-                                      k.num_bindings(), lim.maxStorageBuffersPerStage));
+                       where + format(": %u tensor bindings + params%s exceed the device's %u storage buffers per stage",
+                                      k.num_bindings(), k.stream() ? " + stream counters" : "",
+                                      lim.maxStorageBuffersPerStage));
   for (uint32_t v = 0; v < k.variants()->size(); ++v) {
     const mgb::KernelVariant& kv = *k.variants()->Get(v);
-    MGRT_TRY(checkSpirvInterface(kv.spirv()->data(), kv.spirv()->size(), k.num_bindings(),
+    MGRT_TRY(checkSpirvInterface(kv.spirv()->data(), kv.spirv()->size(), k.num_bindings(), k.stream(),
                                  where + format(" variant %u", v)));
   }
   return chooseVariant(k, where, lim, chosen);

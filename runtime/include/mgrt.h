@@ -71,6 +71,11 @@ enum {
   MGRT_FEATURE_COOPERATIVE_MATRIX_NV = 64,
   MGRT_FEATURE_COOPERATIVE_MATRIX_KHR = 128,
   MGRT_FEATURE_ATOMIC_FLOAT32_ADD = 256, /* atomicAdd on floats in storage buffers */
+  /* In-stream waits: the device starts a command buffer's dispatches in
+   * order, so a dispatch may wait on counters earlier ones increment
+   * instead of a barrier (on for NVIDIA GPUs and CPU devices; no variant
+   * requires it). */
+  MGRT_FEATURE_STREAM_SYNC = 512,
   /* Not a kernel feature (no bundle names it): timeline semaphores, for
    * mgrt_session_vulkan_timeline / _wait (mgrt_vulkan.h). Enabled on
    * libmgrt's own device where Vulkan 1.2 offers timelineSemaphore. */

@@ -72,7 +72,7 @@ class VulkanBackend final : public Backend {
     *out = nullptr;
     KernelPipeline* k = new KernelPipeline();
     const mgrt_status s = createKernelPipeline(&device, pipelineCache.cache, code.spirv, code.spirvWords,
-                                               code.numBindings, what, k);
+                                               code.numBindings, code.stream, what, k);
     if (s != MGRT_OK) {
       destroyPipeline(k);
       return s;

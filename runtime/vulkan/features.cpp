@@ -151,7 +151,7 @@ void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
   caps.timestamps = d->timestampValidBits > 0 && d->props.limits.timestampPeriod > 0;
   caps.timelines = false;
   enable->features2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-  if (d->apiVersion < VK_API_VERSION_1_2) {  // 1.0/1.1: the core features only (no KHR timeline semaphores)
+  if (d->apiVersion < VK_API_VERSION_1_2) {  // 1.0/1.1: the core features only (no KHR timeline semaphores, no stream waits)
     querySubgroups(d, false);
     capVariantLimitsFromEnv(caps.limits);
     return;
@@ -199,6 +199,16 @@ void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
     enable->extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
   link(enable, v13, enable->coopNV.cooperativeMatrix, enable->atomicFloat.shaderBufferFloat32AtomicAdd);
   want(mgb::Feature::Subgroup, querySubgroups(d, sizeControl));
+  // In-stream waits need a queue that starts dispatches in order and keeps
+  // the started ones running (a later dispatch's workgroups spin on an
+  // earlier one's counters). Vulkan promises neither; NVIDIA's GPUs do both
+  // (bench/stream_probe, H100), and lavapipe runs each dispatch to its end
+  // before the next. Other devices keep their barriers, and so does a
+  // validated device: the layer's synchronization validation cannot see
+  // the waits and would report each dropped barrier as a hazard (the
+  // sanitized test run, without the layer, runs the waits on lavapipe).
+  want(mgb::Feature::StreamSync,
+       !d->validation && (d->props.vendorID == 0x10DE || d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU));
   if (enable->coopNV.cooperativeMatrix) readCoopShapes(d);
   capVariantLimitsFromEnv(caps.limits);
 }

@@ -9,7 +9,7 @@ namespace mgrt {
 namespace vk {
 
 mgrt_status createKernelPipeline(Device* d, VkPipelineCache cache, const uint32_t* spirv, size_t words,
-                                 uint32_t numBindings, const char* what, KernelPipeline* out) {
+                                 uint32_t numBindings, bool stream, const char* what, KernelPipeline* out) {
   const std::string ctx = std::string(what);
   out->numBindings = numBindings;
 
@@ -41,10 +41,24 @@ mgrt_status createKernelPipeline(Device* d, VkPipelineCache cache, const uint32_
     return vkFail(d, r, (ctx + ": vkCreateDescriptorSetLayout").c_str());
   }
 
+  // A stream kernel: set 1 = the counters, and the push constants.
+  const VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, 16};
+  if (stream) {
+    setInfo.bindingCount = 1;
+    setInfo.pBindings = bindings.data();  // binding 0, a storage buffer
+    r = d->fn.vkCreateDescriptorSetLayout(d->device, &setInfo, nullptr, &out->streamSetLayout);
+    if (r != VK_SUCCESS) {
+      out->streamSetLayout = VK_NULL_HANDLE;
+      return vkFail(d, r, (ctx + ": vkCreateDescriptorSetLayout (stream counters)").c_str());
+    }
+  }
+  const VkDescriptorSetLayout setLayouts[2] = {out->setLayout, out->streamSetLayout};
   VkPipelineLayoutCreateInfo layoutInfo{};
   layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-  layoutInfo.setLayoutCount = 1;
-  layoutInfo.pSetLayouts = &out->setLayout;
+  layoutInfo.setLayoutCount = stream ? 2 : 1;
+  layoutInfo.pSetLayouts = setLayouts;
+  layoutInfo.pushConstantRangeCount = stream ? 1 : 0;
+  layoutInfo.pPushConstantRanges = &push;
   r = d->fn.vkCreatePipelineLayout(d->device, &layoutInfo, nullptr, &out->layout);
   if (r != VK_SUCCESS) {
     out->layout = VK_NULL_HANDLE;
@@ -71,6 +85,7 @@ void destroyKernelPipeline(Device* d, KernelPipeline* k) {
   if (k->pipeline) d->fn.vkDestroyPipeline(d->device, k->pipeline, nullptr);
   if (k->layout) d->fn.vkDestroyPipelineLayout(d->device, k->layout, nullptr);
   if (k->setLayout) d->fn.vkDestroyDescriptorSetLayout(d->device, k->setLayout, nullptr);
+  if (k->streamSetLayout) d->fn.vkDestroyDescriptorSetLayout(d->device, k->streamSetLayout, nullptr);
   if (k->module) d->fn.vkDestroyShaderModule(d->device, k->module, nullptr);
   *k = KernelPipeline();
 }

@@ -17,12 +17,15 @@ struct KernelPipeline : mgrt::Pipeline {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
   uint32_t numBindings = 0;  // tensor bindings, not counting params
+  // A stream kernel's set 1 (the recording's counters at binding 0); its
+  // layout also has 16 bytes of push constants (backend.h KernelCode::stream).
+  VkDescriptorSetLayout streamSetLayout = VK_NULL_HANDLE;
 };
 
 // `what` names the kernel in error messages, e.g. "kernel 2 ('conv2d')".
 // `cache` (may be null) lets the driver reuse a pipeline compiled before.
 mgrt_status createKernelPipeline(Device* d, VkPipelineCache cache, const uint32_t* spirv, size_t words,
-                                 uint32_t numBindings, const char* what, KernelPipeline* out);
+                                 uint32_t numBindings, bool stream, const char* what, KernelPipeline* out);
 void destroyKernelPipeline(Device* d, KernelPipeline* k);
 
 }  // namespace vk

@@ -31,10 +31,15 @@ mgrt_status allocateDescriptorSets(Device* d, const WorkList& plan, Recording* o
   if (plan.dispatches.empty()) return MGRT_OK;
   uint32_t descriptors = 0;
   for (const RecordedDispatch& p : plan.dispatches) descriptors += uint32_t(p.bindings.size()) + 1;
-  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptors};
+  // The stream counters' set: layouts of stream kernels' set 1 are all
+  // alike, so any one's serves every stream kernel.
+  VkDescriptorSetLayout streamLayout = VK_NULL_HANDLE;
+  for (const RecordedDispatch& p : plan.dispatches)
+    if (pipelineOf(p)->streamSetLayout && out->streamSlots) streamLayout = pipelineOf(p)->streamSetLayout;
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptors + (streamLayout ? 1u : 0u)};
   VkDescriptorPoolCreateInfo poolInfo{};
   poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-  poolInfo.maxSets = uint32_t(plan.dispatches.size());  // sized exactly
+  poolInfo.maxSets = uint32_t(plan.dispatches.size()) + (streamLayout ? 1u : 0u);  // sized exactly
   poolInfo.poolSizeCount = 1;
   poolInfo.pPoolSizes = &size;
   VkResult r = d->fn.vkCreateDescriptorPool(d->device, &poolInfo, nullptr, &out->descriptorPool);
@@ -54,7 +59,7 @@ mgrt_status allocateDescriptorSets(Device* d, const WorkList& plan, Recording* o
   if (r != VK_SUCCESS) return vkFail(d, r, "vkAllocateDescriptorSets");
 
   std::vector<VkDescriptorBufferInfo> infos;
-  infos.reserve(descriptors);
+  infos.reserve(descriptors + 1);  // pointers into it are taken as it grows
   std::vector<VkWriteDescriptorSet> writes;
   for (size_t i = 0; i < plan.dispatches.size(); ++i) {
     const RecordedDispatch& p = plan.dispatches[i];
@@ -68,6 +73,21 @@ mgrt_status allocateDescriptorSets(Device* d, const WorkList& plan, Recording* o
     w.descriptorCount = uint32_t(p.bindings.size()) + 1;  // consecutive bindings 0..n
     w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     w.pBufferInfo = &infos[first];
+    writes.push_back(w);
+  }
+  if (streamLayout) {
+    alloc.descriptorSetCount = 1;
+    alloc.pSetLayouts = &streamLayout;
+    r = d->fn.vkAllocateDescriptorSets(d->device, &alloc, &out->streamSet);
+    if (r != VK_SUCCESS) return vkFail(d, r, "vkAllocateDescriptorSets (stream counters)");
+    infos.push_back({out->streamCounters.buffer, 0, VK_WHOLE_SIZE});
+    VkWriteDescriptorSet w{};
+    w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    w.dstSet = out->streamSet;
+    w.dstBinding = 0;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.pBufferInfo = &infos.back();
     writes.push_back(w);
   }
   d->fn.vkUpdateDescriptorSets(d->device, uint32_t(writes.size()), writes.data(), 0, nullptr);
@@ -85,6 +105,7 @@ void recordCommands(Device* d, const WorkList& plan, const std::vector<VkDescrip
                     Recording* out) {
   VkCommandBuffer cmd = out->cmd;
   if (out->timestamps) d->fn.vkCmdResetQueryPool(cmd, out->timestamps, 0, out->queryCount);
+  if (out->streamSlots) d->fn.vkCmdFillBuffer(cmd, out->streamCounters.buffer, 0, VK_WHOLE_SIZE, 0);
   // Everything submitted before this run (the previous run, or an app's
   // work writing a bound input buffer) is finished before it touches memory.
   barrier(d, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, kXferCompute,
@@ -109,6 +130,10 @@ void recordCommands(Device* d, const WorkList& plan, const std::vector<VkDescrip
     }
     d->fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1,
                                   &sets[i], 0, nullptr);
+    if (k->streamSetLayout && out->streamSet) {
+      d->fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 1, 1, &out->streamSet, 0, nullptr);
+      d->fn.vkCmdPushConstants(cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p.stream, p.stream);
+    }
     d->fn.vkCmdDispatch(cmd, p.groups[0], p.groups[1], p.groups[2]);
     // Bottom of pipe: written once everything before it has finished, so
     // dispatch i's slice ends when it (and any overlapping one) is done.
@@ -121,6 +146,10 @@ void recordCommands(Device* d, const WorkList& plan, const std::vector<VkDescrip
   barrier(d, cmd, kXferCompute, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   for (const BufferCopy& c : plan.outputCopies) copy(d, cmd, c);
+  if (out->streamSlots) {
+    const VkBufferCopy flag{4ull * (out->streamSlots - 1), 0, 4};
+    d->fn.vkCmdCopyBuffer(cmd, out->streamCounters.buffer, out->streamFlag.buffer, 1, &flag);
+  }
   // Outputs for the host, and for work submitted after this run (an app
   // reading a bound output buffer).
   barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -131,6 +160,19 @@ void recordCommands(Device* d, const WorkList& plan, const std::vector<VkDescrip
 }  // namespace
 
 mgrt_status recordWork(Device* d, const WorkList& plan, Recording* out) {
+  if (plan.streamSlots) {
+    bool anyStream = false;
+    for (const RecordedDispatch& p : plan.dispatches) anyStream |= pipelineOf(p)->streamSetLayout != VK_NULL_HANDLE;
+    if (anyStream) {
+      out->streamSlots = plan.streamSlots;
+      MGRT_TRY(createBuffer(d, 4ull * plan.streamSlots,
+                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                            MemoryUse::DeviceLocal, "stream counters", &out->streamCounters));
+      MGRT_TRY(createBuffer(d, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::HostStaging, "stream flag",
+                            &out->streamFlag));
+    }
+  }
   std::vector<VkDescriptorSet> sets;
   MGRT_TRY(allocateDescriptorSets(d, plan, out, &sets));
 
@@ -184,6 +226,8 @@ mgrt_status recordWork(Device* d, const WorkList& plan, Recording* out) {
 }
 
 void destroyRecording(Device* d, Recording* r) {
+  if (r->streamCounters.buffer) destroyBuffer(d, &r->streamCounters);
+  if (r->streamFlag.buffer) destroyBuffer(d, &r->streamFlag);
   if (r->timestamps) d->fn.vkDestroyQueryPool(d->device, r->timestamps, nullptr);
   if (r->fence) d->fn.vkDestroyFence(d->device, r->fence, nullptr);
   if (r->commandPool) d->fn.vkDestroyCommandPool(d->device, r->commandPool, nullptr);
@@ -261,6 +305,14 @@ mgrt_status waitRecording(Device* d, Recording* r, const char* what) {
   MGRT_TRY(waitFence(d, r->fence, what));
   r->lastRunNs = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - r->submittedAt).count();
   r->completed = true;
+  if (r->streamSlots) {
+    const uint32_t flag = *static_cast<const volatile uint32_t*>(r->streamFlag.mapped);
+    if (flag != 0)
+      return failMessage(MGRT_DEVICE_ERROR,
+                         format("%s: an in-stream wait on level %u's counter timed out: this device does not run "
+                                "dispatches as in-stream waits need; set MGRT_DISABLE_FEATURES=StreamSync",
+                                what, flag - 1));
+  }
   return MGRT_OK;
 }
 

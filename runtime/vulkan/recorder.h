@@ -23,6 +23,12 @@ struct Recording : mgrt::Recording {
   // or, profiling, dispatches + 1 (before the first, after each).
   VkQueryPool timestamps = VK_NULL_HANDLE;
   uint32_t queryCount = 0;
+  // In-stream waits (WorkList::streamSlots): the counters, zeroed by every
+  // run, their descriptor set (set 1 of stream kernels) and the host's copy
+  // of the timeout flag, read after each run.
+  Buffer streamCounters, streamFlag;
+  VkDescriptorSet streamSet = VK_NULL_HANDLE;
+  uint32_t streamSlots = 0;
   bool timeEachDispatch = false;
   bool completed = false;                   // a submission finished since the last submit: queries hold results
   // Paced waiting (waitRecording): when the last run was submitted, and how

@@ -188,14 +188,23 @@ std::string compare(const HostTensor& ref, const HostTensor& got, double f32Tole
 
 TEST_CASE("every op case on the GPU matches the CPU reference") {
   int ran = 0, variants = 0, specialized = 0;
-  // MGC_OP_CASES=text: only the cases whose label contains it (while
-  // working on one kernel; each prints the variant that ran, and the
-  // counts below are not checked).
+  // MGC_OP_CASES=text[|text..]: only the cases whose label contains one
+  // of them (while working on one kernel, or test_kernels_gpu_stream; each
+  // prints the variant that ran, and the counts below are not checked).
   const char* only = std::getenv("MGC_OP_CASES");
+  auto selected = [&](const std::string& label) {
+    const std::string list = only;
+    for (size_t at = 0; at <= list.size();) {
+      const size_t bar = std::min(list.find('|', at), list.size());
+      if (label.find(list.substr(at, bar - at)) != std::string::npos) return true;
+      at = bar + 1;
+    }
+    return false;
+  };
   for (const test::OpCase& c : test::opCases()) {
     const Node& n = c.graph.nodes[0];
     if (isAliasOp(n)) continue;  // no dispatch: the memory planner aliases them
-    if (only && c.label.find(only) == std::string::npos) continue;
+    if (only && !selected(c.label)) continue;
     INFO("case '" << c.label << "' (" << c.graph.type(c.graph.outputs[0]).str() << ")");
     std::vector<HostTensor> inputs;
     std::vector<const HostTensor*> ptrs;

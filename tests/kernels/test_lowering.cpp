@@ -27,22 +27,28 @@ namespace {
 
 struct Reflection {
   uint32_t localSize[3] = {0, 0, 0};
-  std::set<uint32_t> bindings, sets;
+  std::set<uint32_t> bindings, sets;  // bindings of set 0
+  std::set<uint32_t> set1Bindings;    // stream_sync.glsl's counters
+  bool pushConstants = false;
 };
 
 // Reads OpExecutionMode LocalSize and OpDecorate Binding / DescriptorSet.
 Reflection reflect(const KernelVariantBinary& k) {
   Reflection r;
+  std::map<uint32_t, uint32_t> setOf, bindingOf;
   for (size_t i = 5; i < k.spirvWords;) {
     uint32_t w = k.spirv[i], count = w >> 16, opcode = w & 0xffff;
     REQUIRE(count > 0);
     REQUIRE(i + count <= k.spirvWords);
     const uint32_t* ops = k.spirv + i + 1;
     if (opcode == 16 && ops[1] == 17) std::copy(ops + 2, ops + 5, r.localSize);  // LocalSize
-    if (opcode == 71 && ops[1] == 33) r.bindings.insert(ops[2]);                 // Binding
-    if (opcode == 71 && ops[1] == 34) r.sets.insert(ops[2]);                     // DescriptorSet
+    if (opcode == 71 && ops[1] == 33) bindingOf[ops[0]] = ops[2];                // Binding
+    if (opcode == 71 && ops[1] == 34) setOf[ops[0]] = ops[2];                    // DescriptorSet
+    if (opcode == 59 && ops[2] == 9) r.pushConstants = true;                     // OpVariable PushConstant
     i += count;
   }
+  for (const auto& [id, set] : setOf) r.sets.insert(set);
+  for (const auto& [id, binding] : bindingOf) (setOf[id] == 1 ? r.set1Bindings : r.bindings).insert(binding);
   return r;
 }
 
@@ -85,7 +91,11 @@ TEST_CASE("every embedded kernel is valid SPIR-V with matching metadata and MSL"
       // The portable build fits any device's 256 invocations; other
       // variants are chosen only where the device allows more.
       CHECK(k.localSize[0] * k.localSize[1] * k.localSize[2] <= (v + 1 == kb.variantCount ? 256u : 1024u));
-      CHECK(r.sets == std::set<uint32_t>{0});
+      // A stream kernel (stream_sync.glsl) adds the counters at set 1,
+      // binding 0, and push constants; no other kernel has either.
+      CHECK(r.sets == (kb.stream ? std::set<uint32_t>{0, 1} : std::set<uint32_t>{0}));
+      CHECK(r.set1Bindings == (kb.stream ? std::set<uint32_t>{0} : std::set<uint32_t>{}));
+      CHECK(r.pushConstants == kb.stream);
       CHECK(r.bindings.size() == kb.numBindings + 1);
       CHECK(*r.bindings.rbegin() == kb.numBindings);
       // Every kernel runs on Metal through its portable variant at least; a

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "runtime/core/plan.h"
+#include "runtime/core/stream_plan.h"
 #include "runtime/core/verify.h"
 #include "runtime/core/verify_fuzz_entry.h"
 #include "tests/runtime/test_bundles.h"
@@ -49,4 +50,44 @@ TEST_CASE("planning lays out params, staging, arenas and bindings", "[runtime][p
 
   CHECK(mgrt::planState(b).tensors.empty());
   CHECK(mgrt::dryRunLoad(bytes.data(), bytes.size(), limits) == MGRT_OK);
+}
+
+TEST_CASE("in-stream waits replace barriers only between levels of stream kernels", "[runtime][plan][stream]") {
+  const uint32_t n = 1000;
+  const mgrt::DeviceLimits& limits = mgrt::fuzzDeviceLimits(1);
+  auto plan = [&](bool streamKernel, bool inStream) {
+    mgb::BundleSpec spec = addSpec(n);  // add1 → barrier → add2
+    spec.kernels[0].stream = streamKernel;
+    const std::vector<uint8_t> bytes = mgb::writeBundle(spec);
+    mgrt::VerifiedBundle vb;
+    REQUIRE(mgrt::verifyBundle(bytes.data(), bytes.size(), limits, &vb) == MGRT_OK);
+    const mgrt::ParamsPlan params = mgrt::planParams(*vb.manifest, limits);
+    mgrt::SessionPlan s = mgrt::planSession(vb, 0, params);
+    mgrt::planStreamWaits(*vb.manifest, inStream, &s);
+    return s;
+  };
+  const uint32_t groups = (n + 63) / 64;
+
+  mgrt::SessionPlan s = plan(false, true);  // no stream kernel: nothing changes
+  CHECK(s.streamSlots == 0);
+  REQUIRE(s.dispatches.size() == 2);
+  CHECK(s.dispatches[1].barrier);
+
+  s = plan(true, false);  // stream kernels, a device without StreamSync: no waits, no signals
+  CHECK(s.streamSlots == 3);  // two levels, then the timeout flag
+  CHECK(s.dispatches[1].barrier);
+  for (const mgrt::DispatchPlan& d : s.dispatches) {
+    CHECK(d.stream[1] == 0);
+    CHECK(d.stream[2] == mgrt::kNoSignal);
+    CHECK(d.stream[3] == 2);
+  }
+
+  s = plan(true, true);  // the barrier goes: add1 signals level 0, add2 waits for its workgroups
+  CHECK(s.streamSlots == 3);
+  CHECK_FALSE(s.dispatches[1].barrier);
+  CHECK(s.dispatches[0].stream[1] == 0);
+  CHECK(s.dispatches[0].stream[2] == 0);
+  CHECK(s.dispatches[1].stream[0] == 0);
+  CHECK(s.dispatches[1].stream[1] == groups);
+  CHECK(s.dispatches[1].stream[2] == mgrt::kNoSignal);
 }
