@@ -12,7 +12,9 @@
 // workgroup does, in uniform control flow (no early returns). Buffers an
 // earlier dispatch wrote are read `coherent` (through the device-wide
 // cache, not a multiprocessor's), as the barrier would have made them.
-layout(std430, set = 1, binding = 0) coherent buffer StreamCounters { uint streamCounters[]; };
+// Polled with plain loads (volatile: from the device-wide cache, every
+// time), which weigh less on it than atomic reads.
+layout(std430, set = 1, binding = 0) coherent volatile buffer StreamCounters { uint streamCounters[]; };
 layout(push_constant) uniform StreamSync {
   uint waitSlot, waitCount, signalSlot, flagSlot;
 } streamSync;
@@ -28,8 +30,8 @@ void streamWait() {
   streamWaited = true;
   if (streamSync.waitCount == 0u) return;
   if (gl_LocalInvocationIndex == 0u) {
-    for (uint polls = 0u; atomicAdd(streamCounters[streamSync.waitSlot], 0u) < streamSync.waitCount; ++polls) {
-      if (polls >= kStreamPolls || ((polls & 1023u) == 1023u && atomicAdd(streamCounters[streamSync.flagSlot], 0u) != 0u)) {
+    for (uint polls = 0u; streamCounters[streamSync.waitSlot] < streamSync.waitCount; ++polls) {
+      if (polls >= kStreamPolls || ((polls & 1023u) == 1023u && streamCounters[streamSync.flagSlot] != 0u)) {
         atomicMax(streamCounters[streamSync.flagSlot], streamSync.waitSlot + 1u);
         break;
       }
