@@ -25,14 +25,14 @@ std::vector<uint32_t> noopSpirv() {
 }
 
 std::vector<uint8_t> oneKernelBundle(const std::vector<uint32_t>& spirv, bool omitBindings,
-                                     uint64_t activationBytes) {
+                                     uint64_t activationBytes, bool stream) {
   flatbuffers::FlatBufferBuilder fbb;
   fbb.ForceDefaults(true);
   const std::vector<uint32_t> local = {1, 1, 1}, groups = {1, 1, 1};
   const uint64_t hash = mgb::fnv1a(reinterpret_cast<const uint8_t*>(spirv.data()), spirv.size() * 4);
   std::vector<flatbuffers::Offset<mgb::KernelVariant>> variants = {
       mgb::CreateKernelVariantDirect(fbb, "portable", hash, &spirv, "", &local)};
-  std::vector<flatbuffers::Offset<mgb::Kernel>> kernels = {mgb::CreateKernelDirect(fbb, "noop", 0, &variants)};
+  std::vector<flatbuffers::Offset<mgb::Kernel>> kernels = {mgb::CreateKernelDirect(fbb, "noop", 0, &variants, stream)};
   std::vector<flatbuffers::Offset<mgb::Arena>> arenas = {
       mgb::CreateArena(fbb, mgb::ArenaKind::Weights, 0),
       mgb::CreateArena(fbb, mgb::ArenaKind::Activations, activationBytes)};

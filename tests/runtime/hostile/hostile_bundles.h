@@ -20,8 +20,9 @@ std::vector<uint32_t> noopSpirv();
 // One kernel (num_bindings 0, local size 1x1x1), an empty weights arena, a
 // 256-byte activations arena holding f32[4] "x", and entry point "infer"
 // (input x, output x) with one dispatch of 1x1x1 groups. With
-// `omitBindings` the dispatch has no bindings vector at all.
+// `omitBindings` the dispatch has no bindings vector at all; `stream` marks
+// the kernel as taking part in in-stream waits (mgb.fbs Kernel.stream).
 std::vector<uint8_t> oneKernelBundle(const std::vector<uint32_t>& spirv, bool omitBindings,
-                                     uint64_t activationBytes = 256);
+                                     uint64_t activationBytes = 256, bool stream = false);
 
 }  // namespace hostile

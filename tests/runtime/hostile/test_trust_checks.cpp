@@ -154,3 +154,20 @@ TEST_CASE("kernels that reach outside the runtime's pipeline layout are refused"
   bytes = oneKernelBundle(fakeSpirv(0x00010000, instruction(59, {2, 3, 0})), false);
   CHECK(dryRun(bytes, desktop()) == MGRT_UNSUPPORTED);
 }
+
+TEST_CASE("a stream kernel may use push constants and set 1's binding 0, nothing more", "[hostile]") {
+  auto stream = [](std::vector<uint32_t> spirv) { return oneKernelBundle(spirv, false, 256, /*stream=*/true); };
+  std::vector<uint32_t> counters = instruction(71, {3, 34, 1});  // OpDecorate %3 DescriptorSet 1
+  for (uint32_t w : instruction(71, {3, 33, 0})) counters.push_back(w);  // ... Binding 0
+  CHECK(dryRun(stream(fakeSpirv(0x00010000, counters)), desktop()) == MGRT_OK);
+  CHECK(dryRun(stream(fakeSpirv(0x00010000, instruction(59, {2, 3, 9}))), desktop()) == MGRT_OK);
+
+  std::vector<uint32_t> wrongBinding = instruction(71, {3, 34, 1});
+  for (uint32_t w : instruction(71, {3, 33, 2})) wrongBinding.push_back(w);
+  CHECK(dryRun(stream(fakeSpirv(0x00010000, wrongBinding)), desktop()) == MGRT_UNSUPPORTED);
+  CHECK(lastErrorHas("binding 2 of set 1"));
+  CHECK(dryRun(stream(fakeSpirv(0x00010000, instruction(71, {3, 34, 2}))), desktop()) == MGRT_UNSUPPORTED);
+  CHECK(lastErrorHas("descriptor set 2"));
+  // Images stay refused.
+  CHECK(dryRun(stream(fakeSpirv(0x00010000, instruction(59, {2, 3, 0}))), desktop()) == MGRT_UNSUPPORTED);
+}
