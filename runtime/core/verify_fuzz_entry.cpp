@@ -10,6 +10,7 @@
 #include "runtime/core/dtype.h"
 #include "runtime/core/plan.h"
 #include "runtime/core/status.h"
+#include "runtime/core/stream_plan.h"
 #include "runtime/core/verify.h"
 
 namespace mgrt {
@@ -94,8 +95,11 @@ mgrt_status dryRunLoad(const uint8_t* data, size_t size, const DeviceLimits& lim
     const ParamsPlan params = planParams(b, limits);
     MGRT_TRY(checkParams(b, params));
     for (const TensorPlan& t : planState(b).tensors) MGRT_TRY(checkTensor(b, t, nullptr, "a state tensor"));
-    for (uint32_t e = 0; e < b.entry_points()->size(); ++e)
-      MGRT_TRY(checkSession(b, params, planSession(vb, e, params)));
+    for (uint32_t e = 0; e < b.entry_points()->size(); ++e) {
+      SessionPlan session = planSession(vb, e, params);
+      planStreamWaits(b, true, &session);  // as on a device with StreamSync
+      MGRT_TRY(checkSession(b, params, session));
+    }
     return MGRT_OK;
   } catch (const std::bad_alloc&) {
     return fail(MGRT_OUT_OF_MEMORY, "out of host memory");
