@@ -19,7 +19,8 @@ layout(push_constant) uniform StreamSync {
   uint waitSlot, waitCount, signalSlot, flagSlot;
 } streamSync;
 
-// A wait gives up after this many polls (~0.5 s on an H100) and records
+// A wait gives up after this many polls (far longer than any level of a
+// decode step takes; not timed on a GPU yet) and records
 // waitSlot + 1 in the flag; the runtime then fails the run. Waits that
 // find the flag set give up at once.
 const uint kStreamPolls = 1u << 20;
