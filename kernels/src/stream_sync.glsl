@@ -1,6 +1,7 @@
 // In-stream waits (runtime/core/stream_plan.h): a kernel that includes
-// this takes part in them (its Kernel.stream is set at build time from the
-// StreamCounters buffer below). Where the runtime dropped the barrier
+// this takes part in them (embed_kernels.cmake sets its Kernel.stream where
+// a module has push constants and a buffer at set 1, binding 0: the
+// optimized modules carry no names). Where the runtime dropped the barrier
 // before its dispatch, each workgroup waits, in streamWait(), until the
 // previous level's counter reaches its workgroup count; where the barrier
 // after it was dropped, each workgroup adds 1 to its level's counter in

@@ -10,6 +10,7 @@ void planStreamWaits(const mgb::Bundle& b, bool inStream, SessionPlan* plan) {
   if (ds.empty()) return;
   // Levels: a new one at each barrier (the first dispatch opens level 0).
   std::vector<uint32_t> level(ds.size(), 0);
+  std::vector<bool> stream(ds.size(), false);  // per dispatch: a stream kernel's
   std::vector<bool> allStream;    // per level: only stream kernels
   std::vector<uint64_t> groups;   // per level: its workgroups
   bool anyStream = false;
@@ -19,9 +20,9 @@ void planStreamWaits(const mgb::Bundle& b, bool inStream, SessionPlan* plan) {
       groups.push_back(0);
     }
     level[i] = uint32_t(allStream.size() - 1);
-    const bool stream = b.kernels()->Get(ds[i].kernel)->stream();
-    anyStream |= stream;
-    allStream.back() = allStream.back() && stream;
+    stream[i] = b.kernels()->Get(ds[i].kernel)->stream();
+    anyStream |= stream[i];
+    allStream.back() = allStream.back() && stream[i];
     groups.back() += uint64_t(ds[i].groups[0]) * ds[i].groups[1] * ds[i].groups[2];
   }
   if (!anyStream) return;
@@ -32,7 +33,7 @@ void planStreamWaits(const mgb::Bundle& b, bool inStream, SessionPlan* plan) {
     dropped[L] = allStream[L - 1] && allStream[L] && groups[L - 1] <= 0xffffffffull;
   plan->streamSlots = levels + 1;  // a counter per level, then the timeout flag
   for (size_t i = 0; i < ds.size(); ++i) {
-    if (!b.kernels()->Get(ds[i].kernel)->stream()) continue;
+    if (!stream[i]) continue;
     const uint32_t L = level[i];
     DispatchPlan& d = ds[i];
     d.stream[0] = L > 0 ? L - 1 : 0;

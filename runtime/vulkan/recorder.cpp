@@ -160,18 +160,14 @@ void recordCommands(Device* d, const WorkList& plan, const std::vector<VkDescrip
 }  // namespace
 
 mgrt_status recordWork(Device* d, const WorkList& plan, Recording* out) {
-  if (plan.streamSlots) {
-    bool anyStream = false;
-    for (const RecordedDispatch& p : plan.dispatches) anyStream |= pipelineOf(p)->streamSetLayout != VK_NULL_HANDLE;
-    if (anyStream) {
-      out->streamSlots = plan.streamSlots;
-      MGRT_TRY(createBuffer(d, 4ull * plan.streamSlots,
-                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                            MemoryUse::DeviceLocal, "stream counters", &out->streamCounters));
-      MGRT_TRY(createBuffer(d, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::HostStaging, "stream flag",
-                            &out->streamFlag));
-    }
+  if (plan.streamSlots) {  // only where a dispatch's kernel is a stream kernel (backend.h)
+    out->streamSlots = plan.streamSlots;
+    MGRT_TRY(createBuffer(d, 4ull * plan.streamSlots,
+                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                              VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                          MemoryUse::DeviceLocal, "stream counters", &out->streamCounters));
+    MGRT_TRY(createBuffer(d, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::HostStaging, "stream flag",
+                          &out->streamFlag));
   }
   std::vector<VkDescriptorSet> sets;
   MGRT_TRY(allocateDescriptorSets(d, plan, out, &sets));
