@@ -1,5 +1,7 @@
 // Neural-network ops: MatMul, Conv, pooling, normalizations, softmax.
 // Floats compute in double; MatMul keeps integers exact in int64.
+#include <cfloat>
+
 #include "ir/attention_layout.h"
 #include "ir/epilogue.h"
 #include "ir/eval_internal.h"
@@ -392,7 +394,15 @@ std::vector<HostTensor> evalAttentionCache(const Node& n, const Inputs& in, cons
   k5.type.shape = {B, KV, 1, S, D};
   v5.type.shape = {B, KV, 1, S, Dv};
   Inputs args{&q5, &k5, &v5};
-  if (n.inputs.size() > 8 && n.inputs[8] != kNoValue) args.push_back(in[8]);
+  HostTensor causal(TensorType{DType::F32, {T, S}});  // ops.def: j > offset + t hides key j
+  if (n.i("causal", 0) != 0) {
+    const int64_t last = offset.getI(0);
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t j = 0; j < S; ++j) storeF(causal, t * S + j, j > last + t ? -FLT_MAX : 0.0);
+    args.push_back(&causal);
+  } else if (n.inputs.size() > 8 && n.inputs[8] != kNoValue) {
+    args.push_back(in[8]);
+  }
   HostTensor out = evalAttention(n, args, TensorType{DType::F32, {B, KV, H / KV, T, Dv}});
   auto operand = [&](size_t k) { return k < in.size() ? in[k] : nullptr; };
   if (operand(9)) {  // the output projection (T = 1: the heads' rows side by side)

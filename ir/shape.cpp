@@ -263,6 +263,8 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
           fail(n, "cos / sin " + in(i).str() + " is not " + TensorType{DType::F32, {T, D}}.str());
       if (hasIn(8) && (in(8).shape != Shape{T, S} || in(8).dtype != DType::F32))
         fail(n, "mask " + in(8).str() + " is not f32[" + std::to_string(T) + "," + std::to_string(S) + "]");
+      if (n.i("causal", 0) != 0 && (n.i("causal", 0) != 1 || hasIn(8)))
+        fail(n, "causal must be 0 or 1, and 1 takes no mask input (the mask is the offset's causal one)");
       if (nin <= 9) return {TensorType{DType::F32, {B, H, T, Dv}}, kc, vc};
       // The output projection: out viewed [B, T, H Dv] (T = 1) times o.
       if (!hasIn(9)) fail(n, "o_proj scales or residual without its weights (input 9)");

@@ -119,11 +119,13 @@ std::vector<DispatchPlan> lowerAttentionCache(const Graph& g, const Node& n) {
                                           shapeStr(q) + ", v " + shapeStr(v));
   auto has = [&](size_t k) { return n.inputs.size() > k && n.inputs[k] != kNoValue; };
   const bool hasMask = has(8), proj = has(9);
+  // p[6]: 1 a mask [T, S], 2 the offset's causal one (ops.def `causal`).
+  const uint32_t maskMode = hasMask ? 1u : n.i("causal", 0) != 0 ? 2u : 0u;
   DispatchPlan d = makePlan(n, proj ? "attention_cache_proj" : "attention_cache");
   const int64_t rows = numel(q) / D;
   // S and T also go through i32: the kernel compares offset <= S - T signed.
   d.params = {u32(n, rows, "query rows"), i32(n, T, "query length"), i32(n, S, "cache length"), u32(n, D, "head dim"),
-              u32(n, Dv, "value dim"),   f32Bits(n.f("scale", 1.0)), hasMask ? 1u : 0u, u32(n, H, "query heads"),
+              u32(n, Dv, "value dim"),   f32Bits(n.f("scale", 1.0)), maskMode,          u32(n, H, "query heads"),
               u32(n, H / KV, "query heads per K/V head")};
   u32(n, numel(cache), "key cache size");
   u32(n, numel(inType(g, n, 4).shape), "value cache size");

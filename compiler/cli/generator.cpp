@@ -68,10 +68,12 @@ RunnerError Generator::runChunk(mgrt_session* s, const std::vector<int64_t>& ids
   if (mgrt_status st = mgrt_session_set_input(s, "position", &position, sizeof position))
     return fail(st, path_ + ": position");
   if (mgrt_status st = mgrt_session_run(s)) return fail(st, path_ + ": run");
-  std::vector<float> all(size_t(rows * vocab_));
-  if (mgrt_status st = mgrt_session_get_output(s, "logits", all.data(), all.size() * sizeof(float)))
+  // One row (decode) goes straight into `logits`, reused from call to call.
+  std::vector<float>* all = rows == 1 ? logits : &chunkLogits_;
+  all->resize(size_t(rows * vocab_));
+  if (mgrt_status st = mgrt_session_get_output(s, "logits", all->data(), all->size() * sizeof(float)))
     return fail(st, path_ + ": logits");
-  logits->assign(all.begin() + row * vocab_, all.begin() + (row + 1) * vocab_);
+  if (all != logits) logits->assign(all->begin() + row * vocab_, all->begin() + (row + 1) * vocab_);
   return {0, ""};
 }
 

@@ -47,6 +47,9 @@ class Generator {
   mgrt_session* decode_ = nullptr;
   std::string path_;
   int64_t maxSeq_ = 0, chunk_ = 0, vocab_ = 0;
+  // A prefill chunk's logits, all rows (kept: a per-token allocation of
+  // this size costs an mmap and its page faults on every call).
+  std::vector<float> chunkLogits_;
 };
 
 }  // namespace mgc

@@ -61,10 +61,14 @@ vec2 sumAndLast(float w, float last) {
 }
 
 const float kHidden = -1e30;
+// Without a mask: keys past this one are hidden, scoring -FLT_MAX as a
+// causal mask's would (attention_cache.glsl's causal rows set it).
+int attnLastKey = 0x7fffffff;
 
 bool negInf(float x) { return isinf(x) && x < 0.0; }
 
-// outv[outBase + e] = Σ_j softmax_j(keyDot(j) * scale + mask[t, j]) valueAt(j, e).
+// outv[outBase + e] = Σ_j softmax_j(keyDot(j) * scale + mask[t, j]) valueAt(j, e)
+// over keys j < S (without a mask: hidden past attnLastKey).
 void attendRow(uint outBase, uint t, uint S, uint Dv, float scale, bool hasMask) {
   uint tid = gl_LocalInvocationIndex;
   float runMax = uintBitsToFloat(0xff800000u), runSum = 0.0;
@@ -77,7 +81,7 @@ void attendRow(uint outBase, uint t, uint S, uint Dv, float scale, bool hasMask)
     uint j = j0 + tid;
     float s = uintBitsToFloat(0xff800000u);  // past the last key: weighs nothing
     if (j < S) {
-      float m = hasMask ? mask[t * S + j] : 0.0;
+      float m = hasMask ? mask[t * S + j] : int(j) > attnLastKey ? uintBitsToFloat(0xff7fffffu) : 0.0;
       s = m <= kHidden ? m : keyDot(j) * scale + m;
     }
     float chunkMax = workgroupMax(s);

@@ -13,7 +13,7 @@
 #include "specialize.glsl"
 SPEC_PARAM(3)  // D
 SPEC_PARAM(4)  // Dv
-SPEC_PARAM(6)  // has mask
+SPEC_PARAM(6)  // the mask: 0 none, 1 a [T, S] mask, 2 the offset's causal one
 
 // ATTN_WAIT() comes after ATTN_BEFORE_ROW, before the first read of
 // anything an earlier dispatch wrote; ATTN_DONE() ends every workgroup
@@ -126,7 +126,14 @@ void attendCacheRow(uint row, uint part) {
       vc4[i >> 2u][i & 3u] = vNewAt((kvHead * T + t) * Dv + e);
     }
   }
-  attendRow(ATTN_OUT_BASE(row), t, S, Dv, pfloat(5), PARAM(6) != 0u);
+  // Causal: keys 0 .. offset + t only, the loop stopping there (a row
+  // that sees none scores every key -FLT_MAX, as the mask would).
+  uint keys = S;
+  if (PARAM(6) == 2u) {
+    attnLastKey = offset + int(t);
+    if (attnLastKey >= 0) keys = min(S, uint(attnLastKey) + 1u);
+  }
+  attendRow(ATTN_OUT_BASE(row), t, keys, Dv, pfloat(5), PARAM(6) == 1u);
   ATTN_AFTER_ROW(row, part);
 }
 

@@ -20,6 +20,7 @@ void fusePrologue(Graph& g);  // fuse_prologue.cpp: rms_norm / silu·up → deco
 void fuseGatedMlp(Graph& g);  // fuse_gated_mlp.cpp: a decode step's gate / up / down qmatmuls → qgated_mlp
 void fuseStateWrite(Graph& g);  // fuse_state_write.cpp: rotary → the state_write that stores it
 void fuseAttentionCache(Graph& g);  // fuse_attention_cache.cpp: rotary + KV-cache writes + attention → attention_cache
+void foldCausalMask(Graph& g);  // fold_causal_mask.cpp: attention_cache's causal mask of its offset → causal = 1
 void fuseAttentionProj(Graph& g);  // fuse_attention_proj.cpp: a decode step's o_proj → its attention_cache
 void foldAttentionLayout(Graph& g);  // fold_attention_layout.cpp: head transposes around attention → tokens_major
 void fuseElementwise(Graph& g);   // fuse_elementwise.cpp: chains of elementwise ops → one fused_eltwise

@@ -21,8 +21,9 @@ namespace mgc {
 // fuse-gated-mlp then takes the prologues of a decode step's MLP into one
 // node.
 // fuse-attention-cache follows fuse-state-write, which puts the keys'
-// rotary into their state_write, and fuse-attention-proj then takes a
-// decode step's o_proj into it; fold-attention-layout then takes the head
+// rotary into their state_write; fold-causal-mask then drops the causal
+// masks of their offsets, and fuse-attention-proj takes a decode step's
+// o_proj into them; fold-attention-layout then takes the head
 // transposes of the attention nodes left. dce cleans up last.
 const std::vector<Pass>& graphPipeline() {
   static const std::vector<Pass> kPipeline = {
@@ -41,6 +42,7 @@ const std::vector<Pass>& graphPipeline() {
       {"fuse-gated-mlp", fuseGatedMlp},
       {"fuse-state-write", fuseStateWrite},
       {"fuse-attention-cache", fuseAttentionCache},
+      {"fold-causal-mask", foldCausalMask},
       {"fuse-attention-proj", fuseAttentionProj},
       {"fold-attention-layout", foldAttentionLayout},
       {"fuse-elementwise", fuseElementwise},

@@ -350,6 +350,21 @@ void nnCases(Builder& b) {
         {N(F({1, 2, 2, 8})), N(F({1, 1, 2, 8})), N(F({1, 1, 2, 8})), N(F({1, 1, 6, 8})), N(F({1, 1, 6, 8})),
          pos(DType::I64, 5), N(F({2, 8})), N(F({2, 8})), causal(2, 6, 4)},
         {{"scale", 0.3}});
+  // causal = 1 (fold-causal-mask): no mask input, the loop stops at offset + t; a row that sees no key
+  // (offset + t < 0) scores all keys -FLT_MAX, the mask's hidden value: their plain average.
+  const Attrs causalAttrs{{"scale", 0.125}, {"causal", int64_t(1)}};
+  b.add("attention_cache causal decode 200-row cache, row 150", Op::AttentionCache,
+        {N(F({1, 6, 1, 64})), N(F({1, 2, 1, 64})), N(F({1, 2, 1, 64})), N(F({1, 2, 200, 64})), N(F({1, 2, 200, 64})),
+         pos(DType::I64, 150), N(F({1, 64})), N(F({1, 64}))},
+        causalAttrs);
+  b.add("attention_cache causal prefill 40 rows at 8", Op::AttentionCache,
+        {N(F({1, 2, 40, 64})), N(F({1, 1, 40, 64})), N(F({1, 1, 40, 64})), N(F({1, 1, 64, 64})), N(F({1, 1, 64, 64})),
+         pos(DType::I64, 8), N(F({40, 64})), N(F({40, 64}))},
+        causalAttrs);
+  b.add("attention_cache causal offset -3: rows 0-2 see no key", Op::AttentionCache,
+        {N(F({1, 2, 5, 8})), N(F({1, 1, 5, 8})), N(F({1, 1, 5, 8})), N(F({1, 1, 6, 8})), N(F({1, 1, 6, 8})),
+         pos(DType::I32, -3), N(F({5, 8})), N(F({5, 8}))},
+        causalAttrs);
   b.add("rotary q [1, 9, 1, 64]", Op::Rotary, {N(F({1, 9, 1, 64})), N(F({1, 64})), N(F({1, 64}))});
   b.add("rotary prefill [2, 3, 5, 6]", Op::Rotary, {N(F({2, 3, 5, 6})), N(F({5, 6})), N(F({5, 6}))});
   // Reading q's head transpose in place: x [B, T, H, D] → out [B, H, T, D].
@@ -458,7 +473,7 @@ void nnCases(Builder& b) {
   // format, groups finer and coarser than a head, the residual and the mask present or absent, more
   // outputs than invocations (several parts of a row; past 8 parts, rows per invocation), GQA.
   auto proj = [&](const std::string& label, int64_t H, int64_t KV, int64_t D, int64_t Dv, int64_t S, int64_t at,
-                  bool mask, WeightFormat f, int64_t group, int64_t n, bool residual) {
+                  bool mask, WeightFormat f, int64_t group, int64_t n, bool residual, bool causalOnly = false) {
     const int64_t per = weightsPerWord(f);
     std::vector<std::pair<TensorType, Fill>> ins{
         N(F({1, H, 1, D})),  N(F({1, KV, 1, D})), N(F({1, KV, 1, Dv})), N(F({1, KV, S, D})),
@@ -469,8 +484,12 @@ void nnCases(Builder& b) {
                       ? std::pair<TensorType, Fill>{F({n, H * Dv / group}), Fill{Fill::Scales, 0}}
                       : noScales);
     ins.push_back(residual ? N(F({1, 1, n})) : noScales);
-    b.add("attention_cache o_proj " + label, Op::AttentionCache, std::move(ins),
-          {{"scale", 0.125}, {"format", int64_t(f)}, {"group", group}});
+    Attrs attrs{{"scale", 0.125}, {"format", int64_t(f)}, {"group", group}};
+    if (causalOnly) {  // the mask's slot empty, causal = 1
+      ins[8] = noMask;
+      attrs["causal"] = int64_t(1);
+    }
+    b.add("attention_cache o_proj " + label, Op::AttentionCache, std::move(ins), attrs);
   };
   proj("f16 GQA 9:3 D 64, row 17 of 40, n70 residual", 9, 3, 64, 64, 40, 17, true, WeightFormat::F16, 64, 70, true);
   proj("int4 g32 D 32, 300-row cache, n300 (3 parts)", 4, 2, 32, 32, 300, 170, false, WeightFormat::Int4, 32, 300,
@@ -479,6 +498,8 @@ void nnCases(Builder& b) {
        true);
   proj("ternary g128 D 16 Dv 64, n20 residual", 2, 1, 16, 64, 8, 3, true, WeightFormat::Ternary, 128, 20, true);
   proj("int8 g16 D 8 Dv 32, n33", 3, 3, 8, 32, 5, 4, true, WeightFormat::Int8, 16, 33, false);
+  proj("f16 causal GQA 9:3 D 64, row 130 of 256, n576 residual", 9, 3, 64, 64, 256, 130, false, WeightFormat::F16, 64,
+       576, true, true);
   qm("int4 tiled 2x35x64 n67", WeightFormat::Int4, {2, 35, 64}, 67, 32);
   qm("f16 tiled 67x130 n65", WeightFormat::F16, {67, 130}, 65, 0);
   qm("int8 tiled bias relu", WeightFormat::Int8, {70, 96}, 66, 48, {N(F({66}))}, epi({7, 1}, {0, 0, 0, 0}));
