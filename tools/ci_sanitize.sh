@@ -12,6 +12,9 @@
 # Shortened (MGC_TEST_SHORT=1), and why: kill_train kills 8 runs instead of
 # 30 — a SIGKILLed process reports nothing to a sanitizer, and the later
 # kills repeat the same saves and resumes; the plain suite runs all 30.
+# test_kernels_gpu runs every op case once, and re-runs a fourth of them
+# with the portable variant and the generic kernel (the re-runs repeat the
+# same host code with other SPIR-V); the plain suite re-runs them all.
 # Leaks reported inside the Vulkan loader, lavapipe/Mesa/LLVM and the Khronos
 # validation layer are suppressed by tests/sanitizers/lsan.supp; a leak in
 # our code is never suppressed.
