@@ -226,13 +226,17 @@ int benchDecodeMain(int argc, char** argv) {
       return report("bench-decode", e);
   }
   if (RunnerError e = gen.prefill({0}, &logits); e.exitCode) return report("bench-decode", e);
-  std::vector<double> wall, gpu;
+  std::vector<double> wall, gpu, setInputs, runs, getLogits;
   int64_t token = greedy.next(logits.data(), int64_t(logits.size()));
   for (int64_t k = 0; k < tokens; ++k) {
     auto t0 = Clock::now();
     if (RunnerError e = gen.decode(token, 1 + k, &logits); e.exitCode) return report("bench-decode", e);
     wall.push_back(msSince(t0));
     gpu.push_back(gen.lastDecodeGpuMs());
+    const Generator::HostSplit split = gen.lastHostSplit();
+    setInputs.push_back(split.setInputs);
+    runs.push_back(split.run);
+    getLogits.push_back(split.getLogits);
     token = greedy.next(logits.data(), int64_t(logits.size()));
   }
   auto median = [](std::vector<double> v) {
@@ -244,6 +248,9 @@ int benchDecodeMain(int argc, char** argv) {
               gen.deviceName().c_str(), (long long)tokens, (long long)tokens, (long long)gen.maxSeq(),
               (long long)warmed);
   std::printf("decode: %.3f ms/token wall (median), %.3f ms GPU, %.1f tokens/s\n", w, g, 1000.0 / w);
+  // Where the wall time beyond the GPU's goes (medians of each step).
+  std::printf("host: set inputs %.3f ms, run %.3f ms (submit, GPU, wait), read logits %.3f ms\n", median(setInputs),
+              median(runs), median(getLogits));
   // The middle step decodes position 1 + tokens / 2: its attention reads
   // the rows of positions 0 .. that one.
   const int64_t middle = 1 + tokens / 2;

@@ -2,6 +2,7 @@
 #include "compiler/cli/generator.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "compiler/cli/commands.h"
 
@@ -63,17 +64,23 @@ RunnerError Generator::open(const std::string& path, int device, bool validation
 
 RunnerError Generator::runChunk(mgrt_session* s, const std::vector<int64_t>& ids, int64_t position, int64_t rows,
                                 int64_t row, std::vector<float>* logits) {
+  using Clock = std::chrono::steady_clock;
+  auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  const Clock::time_point t0 = Clock::now();
   if (mgrt_status st = mgrt_session_set_input(s, "input_ids", ids.data(), ids.size() * sizeof(int64_t)))
     return fail(st, path_ + ": input_ids");
   if (mgrt_status st = mgrt_session_set_input(s, "position", &position, sizeof position))
     return fail(st, path_ + ": position");
+  const Clock::time_point t1 = Clock::now();
   if (mgrt_status st = mgrt_session_run(s)) return fail(st, path_ + ": run");
+  const Clock::time_point t2 = Clock::now();
   // One row (decode) goes straight into `logits`, reused from call to call.
   std::vector<float>* all = rows == 1 ? logits : &chunkLogits_;
   all->resize(size_t(rows * vocab_));
   if (mgrt_status st = mgrt_session_get_output(s, "logits", all->data(), all->size() * sizeof(float)))
     return fail(st, path_ + ": logits");
   if (all != logits) logits->assign(all->begin() + row * vocab_, all->begin() + (row + 1) * vocab_);
+  split_ = {ms(t0, t1), ms(t1, t2), ms(t2, Clock::now())};
   return {0, ""};
 }
 

@@ -36,6 +36,12 @@ class Generator {
   RunnerError decode(int64_t token, int64_t position, std::vector<float>* logits);
   // GPU time of the last decode run, ms (< 0: unknown).
   double lastDecodeGpuMs() const;
+  // Host time of the last run's steps, ms: setting its inputs, the run
+  // (submit and wait), reading its logits back.
+  struct HostSplit {
+    double setInputs = 0, run = 0, getLogits = 0;
+  };
+  HostSplit lastHostSplit() const { return split_; }
 
  private:
   RunnerError fail(mgrt_status s, const std::string& what) const;
@@ -50,6 +56,7 @@ class Generator {
   // A prefill chunk's logits, all rows (kept: a per-token allocation of
   // this size costs an mmap and its page faults on every call).
   std::vector<float> chunkLogits_;
+  HostSplit split_;
 };
 
 }  // namespace mgc
