@@ -119,8 +119,14 @@ std::vector<DispatchPlan> lowerAttentionCache(const Graph& g, const Node& n) {
                                           shapeStr(q) + ", v " + shapeStr(v));
   auto has = [&](size_t k) { return n.inputs.size() > k && n.inputs[k] != kNoValue; };
   const bool hasMask = has(8), proj = has(9);
-  // p[6]: 1 a mask [T, S], 2 the offset's causal one (ops.def `causal`).
-  const uint32_t maskMode = hasMask ? 1u : n.i("causal", 0) != 0 ? 2u : 0u;
+  // p[6]: 1 a mask [T, S], 2 the offset's causal one (ops.def `causal`);
+  // + 4 where the offset is a graph input or a constant: no dispatch of the
+  // run writes it, so the kernel reads it, and the cached keys it names,
+  // before its in-stream wait (attention_cache.glsl's prefetchKeys).
+  const Value& offset = g.value(n.inputs[5]);
+  const bool offsetReady =
+      offset.isConstant() || std::find(g.inputs.begin(), g.inputs.end(), n.inputs[5]) != g.inputs.end();
+  const uint32_t maskMode = (hasMask ? 1u : n.i("causal", 0) != 0 ? 2u : 0u) | (offsetReady ? 4u : 0u);
   DispatchPlan d = makePlan(n, proj ? "attention_cache_proj" : "attention_cache");
   const int64_t rows = numel(q) / D;
   // S and T also go through i32: the kernel compares offset <= S - T signed.

@@ -13,9 +13,11 @@
 #include "specialize.glsl"
 SPEC_PARAM(3)  // D
 SPEC_PARAM(4)  // Dv
-SPEC_PARAM(6)  // the mask: 0 none, 1 a [T, S] mask, 2 the offset's causal one
+SPEC_PARAM(6)  // bits 0-1, the mask: 0 none, 1 a [T, S] mask, 2 the offset's causal one;
+               // bit 2: the offset is a graph input or a constant (readable before the wait)
 
-// ATTN_WAIT() comes after ATTN_BEFORE_ROW, before the first read of
+// ATTN_WAIT() comes after ATTN_BEFORE_ROW and prefetchKeys (which read
+// only what no dispatch of the run writes), before the first read of
 // anything an earlier dispatch wrote; ATTN_DONE() ends every workgroup
 // (attention_cache_proj: in-stream waits, stream_sync.glsl, with the
 // inputs read coherent: STREAM_IN).
@@ -35,6 +37,18 @@ layout(std430, set = 0, binding = 6) STREAM_IN readonly buffer Sin { float sinv[
 layout(std430, set = 0, binding = 7) STREAM_IN readonly buffer Mask { float mask[]; };
 layout(std430, set = 0, binding = CACHE_BINDING) buffer KCache { vec4 kc4[]; };  // (the binding covers whole vec4s)
 layout(std430, set = 0, binding = CACHE_BINDING + 1) buffer VCache { vec4 vc4[]; };
+
+// Key rows of the first chunk loaded before the in-stream wait (heads of
+// 64, the offset readable then: p[6] bit 2): invocation j < preKeys holds
+// cache row j, which keyDot(j) then reads from registers. Rows before the
+// offset hold earlier runs' keys (no dispatch of this run writes them), so
+// their memory latency overlaps the wait instead of following it
+// (H100, SmolLM2 decode: f16 0.544 → 0.528 ms, int4 0.577 → 0.553; the
+// value rows loaded so too gained nothing, docs/performance.md).
+const uint kPreD4 = 16u;
+vec4 kPre[kPreD4];
+bool kPreValid = false;
+uint preKeys = 0u;
 
 #include "attention.glsl"
 
@@ -59,6 +73,11 @@ float newKey(uint r, uint d) {
 float keyDot(uint j) {
   uint D = PARAM(3);
   float qk = 0.0;
+  if (kPreValid && j == gl_LocalInvocationIndex && j < preKeys) {  // (D = 64: prefetchKeys)
+    [[unroll]] for (uint d4 = 0u; d4 < kPreD4; ++d4)
+      qk += dot(vec4(qRow[4u * d4], qRow[4u * d4 + 1u], qRow[4u * d4 + 2u], qRow[4u * d4 + 3u]), kPre[d4]);
+    return qk;
+  }
   if (j >= newFirst && j < newEnd) {
     uint r = j - newFirst;
     if (kRotStaged) {
@@ -97,11 +116,23 @@ vec4 valueAt4(uint j, uint e4) {
 #define ATTN_BEFORE_ROW(row, part)
 #endif
 
+void prefetchKeys(uint S, uint T, uint D) {
+  if ((PARAM(6) & 4u) == 0u || D != 64u) return;
+  int offset = offsetv[0];
+  if (offset <= 0 || offset > int(S) - int(T)) return;  // no cached key, or no fresh chunk
+  preKeys = min(uint(offset), 128u);
+  kPreValid = true;
+  uint tid = gl_LocalInvocationIndex;
+  if (tid < preKeys)
+    [[unroll]] for (uint d4 = 0u; d4 < kPreD4; ++d4) kPre[d4] = kc4[(kvHead * S + tid) * kPreD4 + d4];
+}
+
 void attendCacheRow(uint row, uint part) {
   uint T = p[1], S = p[2], D = PARAM(3), Dv = PARAM(4), H = p[7];
   uint t = row % T, h = (row / T) % H, b = row / T / H;
   kvHead = b * (H / p[8]) + h / p[8];
   ATTN_BEFORE_ROW(row, part);
+  prefetchKeys(S, T, D);
   ATTN_WAIT();
   int offset = offsetv[0];
   bool fresh = offset >= 0 && offset <= int(S) - int(T);
@@ -129,11 +160,11 @@ void attendCacheRow(uint row, uint part) {
   // Causal: keys 0 .. offset + t only, the loop stopping there (a row
   // that sees none scores every key -FLT_MAX, as the mask would).
   uint keys = S;
-  if (PARAM(6) == 2u) {
+  if ((PARAM(6) & 3u) == 2u) {
     attnLastKey = offset + int(t);
     if (attnLastKey >= 0) keys = min(S, uint(attnLastKey) + 1u);
   }
-  attendRow(ATTN_OUT_BASE(row), t, keys, Dv, pfloat(5), PARAM(6) == 1u);
+  attendRow(ATTN_OUT_BASE(row), t, keys, Dv, pfloat(5), (PARAM(6) & 3u) == 1u);
   ATTN_AFTER_ROW(row, part);
 }
 
