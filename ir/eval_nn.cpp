@@ -394,8 +394,9 @@ std::vector<HostTensor> evalAttentionCache(const Node& n, const Inputs& in, cons
   k5.type.shape = {B, KV, 1, S, D};
   v5.type.shape = {B, KV, 1, S, Dv};
   Inputs args{&q5, &k5, &v5};
-  HostTensor causal(TensorType{DType::F32, {T, S}});  // ops.def: j > offset + t hides key j
+  HostTensor causal;  // ops.def: j > offset + t hides key j
   if (n.i("causal", 0) != 0) {
+    causal = HostTensor(TensorType{DType::F32, {T, S}});
     const int64_t last = offset.getI(0);
     for (int64_t t = 0; t < T; ++t)
       for (int64_t j = 0; j < S; ++j) storeF(causal, t * S + j, j > last + t ? -FLT_MAX : 0.0);

@@ -11,7 +11,7 @@
 //   %rows = reshape(%pos) {shape = [1, 1]}                  (T = 1), or
 //   %p = add(%pos, %iota_T)  %rows = reshape(%p) {shape = [T, 1]}
 //   %gt = greater(%iota_S, %rows) : bool[T, S]             (or less(%rows, %iota_S))
-//   %mask = where(%gt, %hidden, %zero) : f32[T, S]          (%hidden <= -1e30, %zero = 0)
+//   %mask = where(%gt, %hidden, %zero) : f32[T, S]          (%hidden = -FLT_MAX, %zero = 0)
 //   %o, %k1, %v1 = attention_cache(.., %pos, .., %mask)
 //     →
 //   %o, %k1, %v1 = attention_cache(.., %pos, ..) {causal = 1}
@@ -22,6 +22,7 @@
 #include <cfloat>
 
 #include "passes/graph/passes.h"
+#include "passes/graph/pattern_util.h"
 
 namespace mgc {
 
@@ -68,9 +69,8 @@ class CausalMatcher {
   // A constant f32 of one element equal to `want` (bit-exact after the
   // f32 rounding of want).
   bool isScalar(ValueId v, double want) const {
-    const Value& val = g_.value(v);
-    return val.isConstant() && val.type.dtype == DType::F32 && val.type.numel() == 1 &&
-           val.constant->data.size() == val.type.bytes() && float(val.constant->getF(0)) == float(want);
+    const std::optional<double> x = scalarF32(g_, v);
+    return x && float(*x) == float(want);
   }
   // A constant integer vector [n] holding 0 .. n - 1.
   bool isIota(ValueId v, int64_t n) const {

@@ -38,6 +38,7 @@
 #include "ir/fused_eltwise.h"
 #include "ir/fused_reduce.h"
 #include "passes/graph/passes.h"
+#include "passes/graph/pattern_util.h"
 
 namespace mgc {
 
@@ -61,11 +62,7 @@ bool fusable(const Graph& g, const Node& n, bool root) {
   return n.op != Op::Cast;  // f32 → f32 casts are removed elsewhere; keep the rule simple
 }
 
-bool isInlineConst(const Graph& g, ValueId v) {
-  const Value& val = g.value(v);
-  return val.isConstant() && val.type.dtype == DType::F32 && val.type.numel() == 1 &&
-         val.constant->data.size() == val.type.bytes();
-}
+bool isInlineConst(const Graph& g, ValueId v) { return scalarF32(g, v).has_value(); }
 
 // Small values (per-channel statistics) are recomputed freely: their steps
 // cost a few instructions per element of a memory-bound kernel.

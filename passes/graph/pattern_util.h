@@ -1,14 +1,27 @@
 // Shared machinery of the pattern passes (fuse-attention, fuse-rotary,
-// fold-repeat-kv, fuse-attention-cache): who produces a value and how
+// fold-repeat-kv, fuse-attention-cache, fold-causal-mask, fuse-elementwise):
+// one-element constants, who produces a value and how
 // often it is read, and the splice that puts a rewrite's new nodes just
 // before the node it rewrites in place.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "ir/graph.h"
 
 namespace mgc {
+
+// v's value when it is a one-element f32 constant holding its bytes (an
+// inline scalar: fuse-elementwise's program constants, fold-causal-mask's
+// mask values), else none.
+inline std::optional<double> scalarF32(const Graph& g, ValueId v) {
+  const Value& val = g.value(v);
+  if (!val.isConstant() || val.type.dtype != DType::F32 || val.type.numel() != 1 ||
+      val.constant->data.size() != val.type.bytes())
+    return std::nullopt;
+  return val.constant->getF(0);
+}
 
 class Uses {
  public:
