@@ -13,7 +13,7 @@ namespace {
 
 }  // namespace
 
-int Epilogue::numOperands() const { return int(std::count(steps.begin(), steps.end(), EpilogueStep::Add)); }
+int Epilogue::numOperands() const { return int(std::count_if(steps.begin(), steps.end(), takesOperand)); }
 
 bool hasRowOperands(const Graph& g, const Node& n) {
   return n.op == Op::QMatMul || (n.op == Op::MatMul && g.type(n.inputs[1]).rank() >= 2);
@@ -73,14 +73,15 @@ Epilogue readEpilogue(const Node& n) {
     fail(n, "epilogue_args has " + std::to_string(e.args.size()) + " entries, expected " +
                 std::to_string(2 * codes.size()));
   for (int64_t c : codes) {
-    if (c < int64_t(EpilogueStep::Relu) || c > int64_t(EpilogueStep::Tanh))
+    if (c < int64_t(EpilogueStep::Relu) || c > int64_t(EpilogueStep::MulSilu))
       fail(n, "unknown step code " + std::to_string(c));
     e.steps.push_back(EpilogueStep(c));
   }
   if (e.numOperands() > Epilogue::kMaxOperands)
-    fail(n, "at most " + std::to_string(Epilogue::kMaxOperands) + " add steps");
+    fail(n, "at most " + std::to_string(Epilogue::kMaxOperands) + " operand steps (add, mul_silu)");
   if (e.numOperands() != extra)
-    fail(n, std::to_string(e.numOperands()) + " add steps but " + std::to_string(extra) + " extra inputs");
+    fail(n, std::to_string(e.numOperands()) + " operand steps (add, mul_silu) but " + std::to_string(extra) +
+                " extra inputs");
   return e;
 }
 
@@ -116,7 +117,8 @@ double applyEpilogueStep(EpilogueStep s, double v, double arg0, double arg1) {
     case EpilogueStep::GeluTanh: return 0.5 * v * (1 + std::tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
     case EpilogueStep::HardSwish: return v * std::min(std::max(v + 3, 0.0), 6.0) / 6;
     case EpilogueStep::Tanh: return std::tanh(v);
-    case EpilogueStep::Add: return v;  // the caller adds the operand
+    case EpilogueStep::Add:
+    case EpilogueStep::MulSilu: return v;  // the caller applies the operand
   }
   return v;
 }

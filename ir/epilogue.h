@@ -14,11 +14,14 @@
 //   7     add             -      v += the next epilogue operand
 //   8     hard_swish      -
 //   9     tanh            -
+//   10    mul_silu        -      v *= silu(o), o the next epilogue operand
+//                                (a SwiGLU's up product taking its gate:
+//                                passes/graph/fuse_swiglu_epilogue.cpp)
 //
 // `epilogue_args` is a float list of 2 entries per step (0 where unused).
 // Epilogue operands are extra node inputs after the op's own ones (Conv:
 // inputs 3.., so the bias slot 2 is present or `none`; MatMul: inputs 2..),
-// one per add step, consumed in order. Each has the output's dtype and
+// one per add or mul_silu step, consumed in order. Each has the output's dtype and
 // either the output's shape, or (MatMul only) the shape [N] with optional
 // leading 1s: a row vector broadcast along the last axis (a Linear's bias;
 // only where b has rank >= 2, so that the last axis is N).
@@ -59,7 +62,10 @@ enum class EpilogueStep : int64_t {
   Add = 7,
   HardSwish = 8,
   Tanh = 9,
+  MulSilu = 10,
 };
+// Whether step s reads an epilogue operand (add, mul_silu).
+inline bool takesOperand(EpilogueStep s) { return s == EpilogueStep::Add || s == EpilogueStep::MulSilu; }
 
 struct Epilogue {
   static constexpr int kMaxSteps = 6, kMaxOperands = 2;

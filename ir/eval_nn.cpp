@@ -486,9 +486,11 @@ void applyEpilogue(const Node& n, const Inputs& in, HostTensor& out) {
     double v = out.getF(i);
     size_t operand = first;
     for (size_t s = 0; s < e.steps.size(); ++s) {
-      if (e.steps[s] == EpilogueStep::Add) {
+      if (takesOperand(e.steps[s])) {
         const HostTensor& t = *in.at(operand++);
-        v += t.getF(t.numel() == count ? i : i % cols);
+        const double o = t.getF(t.numel() == count ? i : i % cols);
+        if (e.steps[s] == EpilogueStep::Add) v += o;
+        else v *= o * applyEpilogueStep(EpilogueStep::Sigmoid, o, 0, 0);  // mul_silu
       } else {
         v = applyEpilogueStep(e.steps[s], v, e.args[2 * s], e.args[2 * s + 1]);
       }

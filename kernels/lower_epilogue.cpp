@@ -16,7 +16,7 @@ void appendEpilogue(const Graph& g, const Node& n, DispatchPlan& d, ValueId abse
     words[2 + 3 * s] = uint32_t(e.steps[s]);
     words[3 + 3 * s] = f32Bits(e.args[2 * s]);
     words[4 + 3 * s] = f32Bits(e.args[2 * s + 1]);
-    if (e.steps[s] != EpilogueStep::Add) continue;
+    if (!takesOperand(e.steps[s])) continue;
     ValueId v = n.inputs.at(first + operands.size());
     if (!isDeviceFloat(g.type(v).dtype)) fail(n, "epilogue operands must be float");
     if (g.type(v).shape != out.shape) words[1] |= 1u << operands.size();  // row vector: indexed by column

@@ -7,7 +7,7 @@
 //   (indexed by output column), else indexed like the output
 //   +2 + 3s: step s as code (EpilogueStep: 1 relu, 2 clip, 3 leaky_relu,
 //   4 sigmoid, 5 gelu erf, 6 gelu tanh, 7 add operand, 8 hard_swish,
-//   9 tanh), arg0, arg1 (f32 bits)
+//   9 tanh, 10 mul_silu: v *= silu(operand)), arg0, arg1 (f32 bits)
 // The includer may define EPI_PARAM(k) to read word k (a kernel specialized
 // to its dispatch, kernels/specialize.h: the driver then unrolls the steps
 // and folds their codes); else p[k].
@@ -27,7 +27,7 @@ float epilogueRange(float v, uint idx, uint col, uint first, uint last) {
   for (uint s = 0; s < steps; ++s) {
     uint at = EPI_BASE + 2 + 3 * s, code = EPI_PARAM(at);
     if (s < first) {
-      operand += code == 7u ? 1u : 0u;
+      operand += code == 7u || code == 10u ? 1u : 0u;
       continue;
     }
     float a0 = uintBitsToFloat(EPI_PARAM(at + 1)), a1 = uintBitsToFloat(EPI_PARAM(at + 2));
@@ -43,6 +43,12 @@ float epilogueRange(float v, uint idx, uint col, uint first, uint last) {
       ++operand;
     } else if (code == 8u) v = v * clamp(v / 6.0 + 0.5, 0.0, 1.0);
     else if (code == 9u) v = tanhSafe(v);
+    else if (code == 10u) {
+      uint j = ((EPI_PARAM(EPI_BASE + 1) >> operand) & 1u) != 0u ? col : idx;
+      float o = operand == 0u ? epi0[j] : epi1[j];
+      v *= o * sigmoid(o);
+      ++operand;
+    }
   }
   return v;
 }

@@ -18,6 +18,7 @@ void splitLongRows(Graph& g);  // split_long_rows.cpp: norms / sums over a few l
 void fuseConvEpilogue(Graph& g);  // fuse_conv_epilogue.cpp: conv/matmul + activations/adds → epilogue
 void fusePrologue(Graph& g);  // fuse_prologue.cpp: rms_norm / silu·up → decode-sized matmuls' prologue
 void fuseGatedMlp(Graph& g);  // fuse_gated_mlp.cpp: a decode step's gate / up / down qmatmuls → qgated_mlp
+void fuseSwigluEpilogue(Graph& g);  // fuse_swiglu_epilogue.cpp: a long row's SwiGLU from down's prologue into up's epilogue
 void fuseStateWrite(Graph& g);  // fuse_state_write.cpp: rotary → the state_write that stores it
 void fuseAttentionCache(Graph& g);  // fuse_attention_cache.cpp: rotary + KV-cache writes + attention → attention_cache
 void foldCausalMask(Graph& g);  // fold_causal_mask.cpp: attention_cache's causal mask of its offset → causal = 1

@@ -19,7 +19,8 @@ namespace mgc {
 // RMSNorm over a long row (a 7B model's 4096) that a decode product takes
 // as its prologue costs nothing, where split it would be three dispatches.
 // fuse-gated-mlp then takes the prologues of a decode step's MLP into one
-// node.
+// node; fuse-swiglu-epilogue moves the SwiGLU prologues left over long
+// rows into their up product's epilogue.
 // fuse-attention-cache follows fuse-state-write, which puts the keys'
 // rotary into their state_write; fold-causal-mask then drops the causal
 // masks of their offsets, and fuse-attention-proj takes a decode step's
@@ -40,6 +41,7 @@ const std::vector<Pass>& graphPipeline() {
       {"fuse-prologue", fusePrologue},
       {"split-long-rows", splitLongRows},
       {"fuse-gated-mlp", fuseGatedMlp},
+      {"fuse-swiglu-epilogue", fuseSwigluEpilogue},
       {"fuse-state-write", fuseStateWrite},
       {"fuse-attention-cache", fuseAttentionCache},
       {"fold-causal-mask", foldCausalMask},

@@ -147,7 +147,7 @@ void nnCases(Builder& b) {
   b.add("conv gemm 1x3x13x11 s2 d2", Op::Conv, {N(F({1, 3, 13, 11})), N(F({70, 3, 3, 3}))},
         {{"strides", Ints{2, 1}}, {"dilations", Ints{2, 2}}, {"pads", Ints{2, 2, 2, 2}}});
   // Fused epilogues (ir/epilogue.h): codes 1 relu, 2 clip, 3 leaky_relu, 4 sigmoid, 5 gelu erf,
-  // 6 gelu tanh, 7 add operand, 8 hard_swish, 9 tanh; 2 args per step.
+  // 6 gelu tanh, 7 add operand, 8 hard_swish, 9 tanh, 10 mul_silu (v *= silu(operand)); 2 args per step.
   auto epi = [](Ints codes, std::vector<double> args) {
     return Attrs{{"epilogue", codes}, {"epilogue_args", args}};
   };
@@ -166,6 +166,12 @@ void nnCases(Builder& b) {
         [&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["trans_b"] = int64_t(1); return a; }());
   b.add("matmul bias+residual", Op::MatMul, {N(F({67, 130})), N(F({130, 65})), N(F({1, 65})), N(F({67, 65}))},
         epi({7, 7, 6, 9}, {0, 0, 0, 0, 0, 0, 0, 0}));
+  // Step 10, mul_silu (v *= silu(o)): a decode product whose operand is its gate (the matvec path),
+  // with the add before it taking a row vector; tiles with a full-shape operand.
+  b.add("matmul 1 row bias mul_silu", Op::MatMul, {N(F({1, 1, 96})), N(F({96, 70})), N(F({70})), N(F({1, 1, 70}))},
+        epi({7, 10}, {0, 0, 0, 0}));
+  b.add("matmul tiles mul_silu relu", Op::MatMul, {N(F({67, 40})), N(F({40, 65})), N(F({67, 65}))},
+        epi({10, 1}, {0, 0, 0, 0}));
   // Small grids, K >= 64, not split (lower_common.h slicedGemm): the sliced core (matmul_sliced.comp,
   // conv2d_sliced.comp; lavapipe runs its 512-thread variant), two slices of alternate 16-deep steps
   // over an odd step count and a K that ends inside a step, every layout, batches, epilogues.
@@ -429,6 +435,14 @@ void nnCases(Builder& b) {
   qm("int8 rows 1x2048 n29 swiglu (S 4)", WeightFormat::Int8, {1, 2048}, 29, 64, {N(F({1, 2048}))}, swi);
   qm("ternary rows 1x4096 n18 rms relu", WeightFormat::Ternary, {1, 4096}, 18, 64, {N(F({4096}))}, rms(epi({1}, {0, 0})));
   qm("f16 rows 1x1024 n66 rms", WeightFormat::F16, {1, 1024}, 66, 0, {noScales, N(F({1024}))}, rms());
+  // An up product taking its gate in the epilogue (fuse-swiglu-epilogue: mul_silu after the rms
+  // prologue), the one-row path with S 1 and S 2, and the word path.
+  qm("int4 rows g64 1x4096 n4160 rms mul_silu (S 1)", WeightFormat::Int4, {1, 4096}, 4160, 64,
+     {N(F({1, 4160})), N(F({4096}))}, rms(epi({10}, {0, 0})));
+  qm("f16 rows 1x2048 n45 mul_silu (S 2)", WeightFormat::F16, {1, 2048}, 45, 0, {noScales, N(F({1, 45}))},
+     epi({10}, {0, 0}));
+  qm("int8 1 row g24 1x480 n7 mul_silu (word path)", WeightFormat::Int8, {1, 480}, 7, 24, {N(F({1, 7}))},
+     epi({10}, {0, 0}));
   // More row groups than the 256 workgroups of a K <= 4096 grid: workgroups loop, x staged (and its
   // norm taken) by the first row group only; S 1 and S 4 (slice sums reused per row group).
   qm("int4 rows g64 1x4096 n8300 swiglu (S 1, workgroups loop)", WeightFormat::Int4, {1, 4096}, 8300, 64,

@@ -442,6 +442,15 @@ def main():
         ids = torch.randint(0, VOCAB, (1, SEQ), generator=torch.Generator().manual_seed(SEED + 7))
         assert (forward(plain, Wl, ids) - got).abs().max() > 1e-2, "llama3 scaling has no effect on the test"
 
+    # An MLP row longer than the 4096 values a decode product stages once
+    # (fuse-swiglu-epilogue: SwiGLU in up's epilogue), one layer.
+    wide = base_config("LlamaForCausalLM", "llama", intermediate_size=4160, num_hidden_layers=1, attention_bias=False,
+                       mlp_bias=False, rope_scaling=None)
+    Ww = make_weights(wide, torch.Generator().manual_seed(SEED + 4))
+    write_checkpoint(out, "llama_wide", wide, Ww)
+    seq = write_generation(out, "llama_wide", wide, Ww)
+    write_forced(out, "llama_wide", *packed_model(wide, Ww, "int4", 32), seq, "_int4")
+
     # Qwen2: tied embeddings, q/k/v biases, no scaling.
     qwen2 = base_config("Qwen2ForCausalLM", "qwen2", tie_word_embeddings=True, rope_theta=1000000.0,
                         use_sliding_window=False, sliding_window=4096, max_window_layers=2, rope_scaling=None)

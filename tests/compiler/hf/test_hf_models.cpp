@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -106,7 +107,7 @@ void runCheckpoint(const std::string& name) {
 // With packed weights (--weights F): the reference is the model whose
 // linear layers hold the dequantized values (make_checkpoints.py
 // packed_model), along the same token sequence, gen_logits_F.npy.
-void runGeneration(const std::string& name, mgc::WeightPacking packing = {}) {
+void runGeneration(const std::string& name, mgc::WeightPacking packing = {}, std::set<std::string> disabledPasses = {}) {
   const std::string dir = fixturesDir() + "/" + name;
   const bool packed = packing.format != mgc::WeightFormat::F32;
   const std::string suffix = packed ? std::string("_") + mgc::weightFormatInfo(packing.format).name : "";
@@ -123,6 +124,7 @@ void runGeneration(const std::string& name, mgc::WeightPacking packing = {}) {
   try {
     mgc::CompileOptions opts;
     opts.frontend.linear = packing;
+    opts.disabledPasses = std::move(disabledPasses);
     bundle = mgc::compileGenerationFile(dir, 48, chunk, opts).bundle;
   } catch (const std::exception& e) {
     FAIL("compile " << dir << ": " << e.what());
@@ -184,6 +186,14 @@ TEST_CASE("hf generation: packed weights match PyTorch with the dequantized weig
   runGeneration("qwen2", {WeightFormat::Int8, 64});
   INFO("qwen3 (q/k norms) --weights int4");
   runGeneration("qwen3", {WeightFormat::Int4, 32});
+}
+
+// 4160 intermediates: the decode step's SwiGLU moves into up's epilogue
+// (fuse-swiglu-epilogue) — f32 (matvec), and int4 (qmatvec) with
+// fuse-gated-mlp off, which would otherwise take this small model's MLP.
+TEST_CASE("hf generation: a long MLP row (SwiGLU in up's epilogue) matches PyTorch", "[hf][models][generation]") {
+  runGeneration("llama_wide");
+  runGeneration("llama_wide", {mgc::WeightFormat::Int4, 32}, {"fuse-gated-mlp"});
 }
 
 TEST_CASE("hf generation: Llama prefill + decode over the KV cache match PyTorch", "[hf][models][generation]") {
