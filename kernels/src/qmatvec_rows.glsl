@@ -14,7 +14,8 @@
 // so that the lanes of a warp read consecutive vec4s (no bank conflicts)
 // and each vec4 serves the 4 rows. Workgroups loop over row groups (the
 // grid is capped); when x fits one chunk it is staged once per workgroup,
-// by its first row group.
+// by its first row group, and where a row group loads a step ahead its
+// last step loads the next row group's first (RowCarry).
 //
 // Scaled formats decode a field as qTop's f = 1 + (q + 2^(b-1)) / 2^b
 // (a shift and a logic op; ternary's even fields a field deeper, sharing

@@ -65,10 +65,9 @@ class Matcher {
       const Node& n = g_.nodes[size_t(p)];
       for (size_t side = 0; side < 2; ++side) {
         if (op == Op::Div && side == 0) continue;  // c / x is no scaling
-        const Value& c = g_.value(n.inputs[side]);
-        if (!c.isConstant() || c.type.numel() != 1 || c.type.dtype != DType::F32) continue;
-        const double f = c.constant->getF(0);
-        if (!std::isfinite(f) || f == 0.0) continue;
+        const std::optional<double> c = scalarF32(g_, n.inputs[side]);
+        if (!c || !std::isfinite(*c) || *c == 0.0) continue;
+        const double f = *c;
         *x = n.inputs[1 - side];
         *node = p;
         if (g_.type(*x).shape != g_.type(v).shape) return std::nullopt;
@@ -118,9 +117,9 @@ class Matcher {
     if (const NodeId where = soleProducer(sm.inputs[0], Op::Where); where >= 0) {
       const Node& w = g_.nodes[size_t(where)];
       for (size_t side = 1; side < 3 && scores < 0; ++side) {
-        const Value &cond = g_.value(w.inputs[0]), &fill = g_.value(w.inputs[3 - side]);
-        if (!cond.isConstant() || !fill.isConstant() || fill.type.numel() != 1 || fill.type.dtype != DType::F32)
-          continue;
+        const Value& cond = g_.value(w.inputs[0]);
+        const std::optional<double> fill = scalarF32(g_, w.inputs[3 - side]);
+        if (!cond.isConstant() || !fill) continue;
         const TensorType& st = g_.type(w.inputs[side]);
         if (st.rank() < 2 || cond.type.rank() > st.rank()) continue;
         Match tried = m;
@@ -136,7 +135,7 @@ class Matcher {
           continue;
         }
         auto mask = std::make_shared<HostTensor>(TensorType{DType::F32, {T, S}});
-        const double c = fill.constant->getF(0);
+        const double c = *fill;
         for (int64_t t = 0; t < T; ++t)
           for (int64_t j = 0; j < S; ++j) {
             const bool on = cond.constant->getF((cs[0] == 1 ? 0 : t) * cs[1] + (cs[1] == 1 ? 0 : j)) != 0.0;

@@ -14,7 +14,7 @@ namespace mgc {
 
 // v's value when it is a one-element f32 constant holding its bytes (an
 // inline scalar: fuse-elementwise's program constants, fold-causal-mask's
-// mask values), else none.
+// mask values, fuse-attention's scale and fill), else none.
 inline std::optional<double> scalarF32(const Graph& g, ValueId v) {
   const Value& val = g.value(v);
   if (!val.isConstant() || val.type.dtype != DType::F32 || val.type.numel() != 1 ||
