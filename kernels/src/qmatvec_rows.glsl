@@ -14,8 +14,7 @@
 // so that the lanes of a warp read consecutive vec4s (no bank conflicts)
 // and each vec4 serves the 4 rows. Workgroups loop over row groups (the
 // grid is capped); when x fits one chunk it is staged once per workgroup,
-// by its first row group, and where a row group loads a step ahead its
-// last step loads the next row group's first (RowCarry).
+// by its first row group.
 //
 // Scaled formats decode a field as qTop's f = 1 + (q + 2^(b-1)) / 2^b
 // (a shift and a logic op; ternary's even fields a field deeper, sharing
@@ -178,25 +177,12 @@ vec4 finishSums(vec4 acc, float ssq, inout bool first, bool once, bool scaled, u
   return columnSum(acc, t, lane) * ((scaled ? float(1u << bits) : 1.0) * (rmsOn() ? rowScale.x : 1.0));
 }
 
-// A row group's first step of loads, issued by the row group before it
-// (rowGroupSums' carry): a workgroup that loops over row groups keeps its
-// loads in flight across the boundary, instead of waiting on memory again
-// for each row group's first step.
-struct RowCarry {
-  uvec4 w[4];
-  vec4 sw[4];
-  bool valid;  // uniform per warp
-};
-
 // The sums of the 4 rows n0 .. n0 + 3 of W (clamped to N: the caller
 // ignores those past it) with x, scaled (2^b, 1 / rms), valid in lane 0 of
 // each warp of the rows' slices (S > 1: each slice's part). live: n0 < N,
 // uniform per warp; the warp still joins the barriers. first: no earlier
-// row group of this workgroup staged x (set false on return). nextN0 /
-// nextLive: the warp's rows in the workgroup's next row group; where the
-// row group loads a step ahead (not all up front) its last step loads the
-// next row group's first into carry, which the next call starts from.
-vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first, uint nextN0, bool nextLive, inout RowCarry carry) {
+// row group of this workgroup staged x (set false on return).
+vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
   uint N = p[1], format = qFormat(), bits = qBits(format), per = 32u / bits, U = dimK() / (4u * per);
   uint S = slices(), warp = t >> 5u, lane = t & 31u, span = 32u * S;  // columns per step
   uint stepsPerChunk = kChunk4 / per / span, steps = (U + span - 1u) / span;
@@ -234,7 +220,6 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first, uint nextN0, boo
       uint c = col + s * span;
       if (s < steps && live && c < U) stepRows(wa[s], swa[s], c, format, per, L, acc);
     }
-    carry.valid = false;
     return finishSums(acc, ssq, first, once, scaled, bits, t, lane);
   }
   // Otherwise one step's loads ahead of the products, x staged a chunk at
@@ -245,14 +230,7 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first, uint nextN0, boo
   // 5-10% (H100).
   uvec4 w[4] = uvec4[4](uvec4(0u), uvec4(0u), uvec4(0u), uvec4(0u));
   vec4 sw[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
-  uint col0 = col, gq0 = gq;
-  uint nextRows[4] = uint[4](nextN0, min(nextN0 + 1u, N - 1u), min(nextN0 + 2u, N - 1u), min(nextN0 + 3u, N - 1u));
-  if (carry.valid) {
-    w = carry.w;
-    sw = carry.sw;
-  } else if (live && col < U) {
-    loadStep(rows, col, U, gq, L, scaled, w, sw);
-  }
+  if (live && col < U) loadStep(rows, col, U, gq, L, scaled, w, sw);
   uint C = kChunk4 / per;  // columns per chunk
   bool staging = first || !once, xAhead = !scaled;
   ChunkX cx;  // f16: the chunk's x, loaded a chunk ahead
@@ -265,7 +243,6 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first, uint nextN0, boo
     uvec4 wn[4] = w;
     vec4 swn[4] = sw;
     if (live && next < U) loadStep(rows, next, U, gq, L, scaled, wn, swn);
-    else if (s + 1u == steps && nextLive && col0 < U) loadStep(nextRows, col0, U, gq0, L, scaled, wn, swn);
     if (inChunk == 0u && staging) {  // uniform
       barrier();
       uint at = chunk * C, after = at + C;
@@ -287,9 +264,6 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first, uint nextN0, boo
       ++chunk;
     }
   }
-  carry.valid = nextLive;  // w: the next row group's first step (the last iteration's loads)
-  carry.w = w;
-  carry.sw = sw;
   return finishSums(acc, ssq, first, once, scaled, bits, t, lane);
 }
 
@@ -298,12 +272,10 @@ void rowsPath(uint t) {
   uint N = p[1], S = slices(), warp = t >> 5u, lane = t & 31u, quad = warp / S, rowsPerGroup = 32u / S;
   uint groups = (N + rowsPerGroup - 1u) / rowsPerGroup;
   bool first = true;
-  RowCarry carry;
-  carry.valid = false;
   for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
-    uint n0 = gx * rowsPerGroup + 4u * quad, nextN0 = n0 + gl_NumWorkGroups.x * rowsPerGroup;
+    uint n0 = gx * rowsPerGroup + 4u * quad;
     bool live = n0 < N;  // uniform per warp
-    vec4 sum = rowGroupSums(n0, live, t, first, nextN0, nextN0 < N, carry);
+    vec4 sum = rowGroupSums(n0, live, t, first);
     if (S == 1u) {
       if (lane == 0u && live)
         for (uint r = 0u; r < 4u && n0 + r < N; ++r) c[n0 + r] = epilogue(sum[r], n0 + r, n0 + r);

@@ -444,8 +444,7 @@ void nnCases(Builder& b) {
   qm("int8 1 row g24 1x480 n7 mul_silu (word path)", WeightFormat::Int8, {1, 480}, 7, 24, {N(F({1, 7}))},
      epi({10}, {0, 0}));
   // More row groups than the 256 workgroups of a K <= 4096 grid: workgroups loop, x staged (and its
-  // norm taken) by the first row group only, the next row group's first loads issued by the one before
-  // (RowCarry); S 1, S 2 and S 4 (slice sums reused per row group).
+  // norm taken) by the first row group only; S 1, S 2 and S 4 (slice sums reused per row group).
   qm("int4 rows g64 1x4096 n8300 swiglu (S 1, workgroups loop)", WeightFormat::Int4, {1, 4096}, 8300, 64,
      {N(F({1, 4096}))}, swi);
   qm("int8 rows g64 1x4096 n5000 bias (S 2, workgroups loop)", WeightFormat::Int8, {1, 4096}, 5000, 64, {N(F({5000}))},
