@@ -11,6 +11,9 @@ namespace mgc::eval {
 
 namespace {
 
+// silu(v) = v · sigmoid(v): the SwiGLU prologue, qgated_mlp and the mul_silu epilogue step.
+double silu(double v) { return v * applyEpilogueStep(EpilogueStep::Sigmoid, v, 0, 0); }
+
 inline double mulAdd(double acc, double a, double b) { return acc + a * b; }
 inline int64_t mulAdd(int64_t acc, int64_t a, int64_t b) { return wrapAdd(acc, wrapMul(a, b)); }
 
@@ -295,7 +298,7 @@ HostTensor evalPrologue(const Node& n, const Inputs& in) {
   HostTensor out(a.type);  // swiglu
   for (int64_t i = 0; i < a.numel(); ++i) {
     const double v = a.getF(i);
-    storeF(out, i, v * applyEpilogueStep(EpilogueStep::Sigmoid, v, 0, 0) * u.getF(i));
+    storeF(out, i, silu(v) * u.getF(i));
   }
   return out;
 }
@@ -444,7 +447,7 @@ HostTensor evalQGatedMlp(const Node& n, const Inputs& in, const TensorType& outT
   HostTensor h(hidden);
   for (int64_t i = 0; i < h.numel(); ++i) {
     const double v = gate.getF(i);
-    storeF(h, i, v * applyEpilogueStep(EpilogueStep::Sigmoid, v, 0, 0) * up.getF(i));
+    storeF(h, i, silu(v) * up.getF(i));
   }
   HostTensor out = evalMatMul(h, swapLastTwo(weight(3, hidden.shape.back())), outT);
   if (const HostTensor* r = operand(8))
@@ -490,7 +493,7 @@ void applyEpilogue(const Node& n, const Inputs& in, HostTensor& out) {
         const HostTensor& t = *in.at(operand++);
         const double o = t.getF(t.numel() == count ? i : i % cols);
         if (e.steps[s] == EpilogueStep::Add) v += o;
-        else v *= o * applyEpilogueStep(EpilogueStep::Sigmoid, o, 0, 0);  // mul_silu
+        else v *= silu(o);  // mul_silu
       } else {
         v = applyEpilogueStep(e.steps[s], v, e.args[2 * s], e.args[2 * s + 1]);
       }

@@ -47,6 +47,12 @@ bool parseWeightFormat(std::string_view s, WeightFormat* out);
 // when it can.
 std::string quantizeProblem(WeightFormat f, int64_t K, int64_t group);
 
+// qmatvec's one-row path (kernels/src/qmatvec_rows.glsl) stages a row of x
+// of at most kStagedOnceK values once per workgroup; a longer row is staged
+// chunk by chunk for every row group (kernels/lower_qmatmul.cpp,
+// passes/graph/fuse_swiglu_epilogue.cpp).
+constexpr int64_t kStagedOnceK = 4096;
+
 // QGatedMlp's kernel (kernels/src/qgated_mlp.comp) takes its intermediates
 // kGatedMlpRows at a time, the gate / up rows with qmatvec's one-row path.
 // Why x [K] times gate / up [I, K] and down [N, I] packed as `f` with

@@ -24,7 +24,7 @@ namespace {
 // values, 1024 / per columns).
 // The one-row path stages x 4096 values at a time; at most kRowGroupWave
 // workgroups (two per multiprocessor of a big GPU) when that is all of x.
-constexpr int64_t kStagedOnceK = 4096, kRowGroupWave = 256;
+constexpr int64_t kRowGroupWave = 256;
 
 int64_t rowSlices(int64_t M, int64_t N, int64_t words, int64_t wordsPerGroup, int64_t per) {
   if (M != 1 || words % 4 != 0 || (wordsPerGroup % 4 != 0 && wordsPerGroup > 2)) return 0;

@@ -37,18 +37,13 @@ float epilogueRange(float v, uint idx, uint col, uint first, uint last) {
     else if (code == 4u) v = sigmoid(v);
     else if (code == 5u) v = 0.5 * v * (1.0 + erfApprox(v * 0.70710678118654752));
     else if (code == 6u) v = 0.5 * v * (1.0 + tanhSafe(0.79788456080286536 * (v + 0.044715 * v * v * v)));
-    else if (code == 7u) {
+    else if (code == 7u || code == 10u) {  // add, mul_silu: the next operand
       uint j = ((EPI_PARAM(EPI_BASE + 1) >> operand) & 1u) != 0u ? col : idx;
-      v += operand == 0u ? epi0[j] : epi1[j];
+      float o = operand == 0u ? epi0[j] : epi1[j];
+      v = code == 7u ? v + o : v * (o * sigmoid(o));
       ++operand;
     } else if (code == 8u) v = v * clamp(v / 6.0 + 0.5, 0.0, 1.0);
     else if (code == 9u) v = tanhSafe(v);
-    else if (code == 10u) {
-      uint j = ((EPI_PARAM(EPI_BASE + 1) >> operand) & 1u) != 0u ? col : idx;
-      float o = operand == 0u ? epi0[j] : epi1[j];
-      v *= o * sigmoid(o);
-      ++operand;
-    }
   }
   return v;
 }

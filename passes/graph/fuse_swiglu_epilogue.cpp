@@ -15,7 +15,7 @@
 // workgroup; a longer row (Llama-7B's 11008) is staged chunk by chunk for
 // every row group, and with the prologue each workgroup reads gate and up
 // and takes a sigmoid per value. The price is one barrier level (up now
-// follows gate), so only rows longer than kOnceStagedRow. Measured at
+// follows gate), so only rows longer than kStagedOnceK (ir/qweights.h). Measured at
 // Llama-7B width (H100, int4, docs/performance.md): down_proj 50.2 → 41.4
 // µs in a profiled step, up_proj 26.1 → 30.2, a step 0.712 → 0.700 ms.
 //
@@ -24,16 +24,11 @@
 // by down, defined after gate. Runs after fuse-gated-mlp, which takes the
 // MLPs it can into one node.
 #include "ir/epilogue.h"
+#include "ir/qweights.h"
 #include "passes/graph/passes.h"
 #include "passes/graph/pattern_util.h"
 
 namespace mgc {
-
-namespace {
-
-constexpr int64_t kOnceStagedRow = 4096;  // kernels/lower_qmatmul.cpp's kStagedOnceK
-
-}  // namespace
 
 void fuseSwigluEpilogue(Graph& g) {
   g.removeDeadNodes();  // fuse-prologue leaves silu(gate) * up unread
@@ -41,7 +36,7 @@ void fuseSwigluEpilogue(Graph& g) {
   for (Node& d : g.nodes) {
     if ((d.op != Op::MatMul && d.op != Op::QMatMul) || prologueOf(d) != Prologue::SwiGlu) continue;
     const ValueId gate = d.inputs[0], upValue = d.inputs.back();
-    if (g.type(gate).shape.empty() || g.type(gate).shape.back() <= kOnceStagedRow) continue;
+    if (g.type(gate).shape.empty() || g.type(gate).shape.back() <= kStagedOnceK) continue;
     const NodeId ui = uses.soleProducer(upValue, d.op);
     const NodeId gi = g.value(gate).producer;
     if (ui < 0 || (gi >= 0 && gi > ui)) continue;  // gate must be computed before up reads it
