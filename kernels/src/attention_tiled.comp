@@ -20,6 +20,9 @@
 // Shared memory: q's 64 rows (16 KiB), a K / V block of 64 x BC floats,
 // p of BC x 64: 32 KiB for the portable BC = 32 (lavapipe's limit), 48
 // KiB for variant `wide` (BC = 64; devices with that much per workgroup).
+// Variant `subgroup` (attention_tiled_sg.glsl; subgroups of 32): 32 rows
+// per workgroup (a grid of 64-row blocks loops over them), the row quads'
+// max and sums by shuffles, two barriers per key block instead of five.
 //
 // Masks as attention.glsl: a key whose mask is <= -1e30 scores exactly its
 // mask. A row whose scores are all -inf gets 0 / 0 (NaN), as softmax.
@@ -30,6 +33,11 @@
 // k's batch strides, p[19..22] the heads between q's, k's, v's, out's rows:
 // tokens-major operands). Grid: (query blocks, batches), clamped; workgroups
 // loop over the rest. Specialized copies: D, Dv and has-mask constant.
+// mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP,BR=32 env=vulkan1.1 msl=20100 subgroup=32
 // mgc-variant: wide defines=BC=64
 #version 450
+#ifdef MGC_SUBGROUP
+#include "attention_tiled_sg.glsl"
+#else
 #include "attention_tiled.glsl"
+#endif
