@@ -35,6 +35,27 @@ int64_t rowSlices(int64_t M, int64_t N, int64_t words, int64_t wordsPerGroup, in
   return s;
 }
 
+// qmatvec's split-K (p[43] P parts of p[44] columns): a row of x on the
+// one-row path longer than a staged chunk (K > kStagedOnceK) would have
+// every workgroup stage all of it, chunk by chunk behind barriers, for its
+// few rows of W (a 7B down_proj: 44 KB of x per 8 rows of weights). Split
+// into parts of at most a chunk, whole groups each, a workgroup stages its
+// part once and adds its sums into the output (zeroed a level early).
+// Not with the rms prologue (the norm needs all of x) nor an epilogue
+// other than adds (the parts' sums must add up).
+struct RowParts {
+  int64_t count = 1, columns = 0;
+};
+
+RowParts rowParts(const Node& n, int64_t K, int64_t per, int64_t groupWords, bool scaled, bool rms) {
+  if (K <= kStagedOnceK || rms) return {};
+  for (EpilogueStep s : readEpilogue(n).steps)
+    if (s != EpilogueStep::Add) return {};
+  const int64_t U = K / per / 4, C = 1024 / per, g4 = scaled ? std::max<int64_t>(groupWords / 4, 1) : 1;
+  const int64_t P = (U + C - 1) / C, columns = ((U + P - 1) / P + g4 - 1) / g4 * g4;
+  return {(U + columns - 1) / columns, columns};
+}
+
 }  // namespace
 
 std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
@@ -71,16 +92,22 @@ std::vector<DispatchPlan> lowerQMatMul(const Graph& g, const Node& n) {
   auto clamp = [](int64_t v) { return uint32_t(std::min<int64_t>(v, kMaxGroups)); };
   if (M <= kMatVecRows) {
     d.params.push_back(f32Bits(rms ? n.f("rms_eps") : 0.0));  // p[41]
-    const int64_t slices = rowSlices(M, N, K / per, group / per, per);
+    int64_t slices = rowSlices(M, N, K / per, group / per, per);
+    const RowParts parts = slices != 0 ? rowParts(n, K, per, group / per, scaled, rms) : RowParts{};
+    if (parts.count > 1) slices = rowSlices(M, N, 4 * parts.columns, group / per, per);
     d.params.push_back(uint32_t(slices));  // p[42]
+    d.params.push_back(uint32_t(parts.count));  // p[43]
+    d.params.push_back(uint32_t(parts.columns));  // p[44]
     d.bindings.insert(d.bindings.end() - 1, pro != Prologue::None ? prologueOperand(n) : n.inputs[0]);  // u: binding 6
-    const int64_t rowsPerGroup = slices != 0 ? 32 / slices : 8;
+    const int64_t rowsPerGroup = slices != 0 ? 32 / slices : 8, rowGroups = (N + rowsPerGroup - 1) / rowsPerGroup;
     // A row of x in one staged chunk (qmatvec_rows.glsl): at most one wave
     // of workgroups, each staging x once and looping over row groups.
+    // Split-K: a workgroup per row group and part (the grid a multiple of
+    // the parts; kMaxGroups is far above any model's).
     const bool stagedOnce = slices != 0 && K <= kStagedOnceK;
-    d.groups[0] = clamp(std::min<int64_t>((N + rowsPerGroup - 1) / rowsPerGroup,
-                                          stagedOnce ? kRowGroupWave : kMaxGroups));
+    d.groups[0] = clamp(std::min<int64_t>(rowGroups, stagedOnce ? kRowGroupWave : kMaxGroups) * parts.count);
     d.groups[1] = d.groups[2] = 1;
+    if (parts.count > 1) return {zeroOutput(n, N, n.inputs[1]), d};
     return {d};
   }
   d.groups[0] = clamp((N + 63) / 64);

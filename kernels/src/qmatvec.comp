@@ -19,8 +19,15 @@
 // 2 = words, 3 = scales, 4, 5 = epilogue operands, 6 = u (x again without
 // a prologue), 7 = C. Params: qmatmul.comp's, plus p[39] words per group,
 // p[40] groups per row, p[41] the rms prologue's epsilon (float bits),
-// p[42] S (slices per 4 rows of W; 0: the per-row path).
-// Grid: (ceil(N / rows per workgroup), 1, 1), clamped; workgroups loop.
+// p[42] S (slices per 4 rows of W; 0: the per-row path), p[43] P, p[44]
+// the columns (4 words each) of a part (split-K, below).
+// Grid: (ceil(N / rows per workgroup), 1, 1), clamped (times P); workgroups
+// loop.
+// Split-K (P > 1 parts; the one-row path where a row of x exceeds a staged
+// chunk and the epilogue only adds): workgroup w takes part w % P of its
+// rows, staging only that part of x, once; the parts add their sums into C
+// (atomic_add.glsl), which the lowering zeroes in a pass a level earlier,
+// part 0 with the epilogue's operands.
 // In-stream waits (stream_sync.glsl): the one-row path issues its first
 // row group's weight loads before it waits.
 // Specialized copies (kernels/specialize.h): M, K, the flags, format, words
@@ -33,7 +40,11 @@
 // subgroups are 32 wide, 2 when narrower; wider ones take the tree). It
 // assumes subgroups are consecutive runs of gl_LocalInvocationIndex, as on
 // every driver it runs on (tests: lavapipe's 8-wide, NVIDIA's 32-wide).
+// Variants `atomicf` / `subgroup_atomicf` (VK_EXT_shader_atomic_float):
+// split-K's adds are native float atomics, not a compare-and-swap loop.
+// mgc-variant: subgroup_atomicf features=Subgroup,AtomicFloat32Add defines=MGC_SUBGROUP,MGC_ATOMIC_FLOAT env=vulkan1.1 msl=none
 // mgc-variant: subgroup features=Subgroup defines=MGC_SUBGROUP env=vulkan1.1 msl=20100
+// mgc-variant: atomicf features=AtomicFloat32Add defines=MGC_ATOMIC_FLOAT msl=none
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #ifdef MGC_SUBGROUP
@@ -48,7 +59,8 @@ layout(std430, set = 0, binding = 1) coherent readonly buffer A { vec4 a4[]; }; 
 layout(std430, set = 0, binding = 2) readonly buffer Words { uvec4 words4[]; };  // 4 words per element
 layout(std430, set = 0, binding = 3) readonly buffer Scales { float scales[]; };
 layout(std430, set = 0, binding = 6) coherent readonly buffer U { vec4 u4[]; };  // the prologue's operand, 4 floats per element
-layout(std430, set = 0, binding = 7) writeonly buffer C { float c[]; };
+#define ATOMIC_OUT_BINDING 7  // C
+#include "atomic_add.glsl"
 #define EPI_BASE 16
 #define EPI_BINDING0 4
 #define EPI_BINDING1 5
@@ -58,6 +70,10 @@ layout(std430, set = 0, binding = 7) writeonly buffer C { float c[]; };
 
 #include "specialize.glsl"
 #include "qmatvec_common.glsl"
+SPEC_PARAM(43)  // P: split-K parts (0 or 1: none)
+SPEC_PARAM(44)  // columns of a part
+uint parts() { return PARAM(43); }
+uint partColumns() { return PARAM(44); }
 
 float xAt(uint i) {
   float v = a4[i >> 2u][i & 3u];
@@ -105,7 +121,7 @@ void wordsPath(uint t) {
     vec4 s = columnSum(acc + acc1 + acc2 + acc3, t, lane);
     if (lane == 0u && n < N) {
       if (rmsOn()) s *= rowScale;
-      for (uint m = 0u; m < min(M, 4u); ++m) c[m * N + n] = epilogue(s[m], m * N + n, n);
+      for (uint m = 0u; m < min(M, 4u); ++m) storeFloat(m * N + n, epilogue(s[m], m * N + n, n));
     }
   }
 }

@@ -178,23 +178,25 @@ vec4 finishSums(vec4 acc, float ssq, inout bool first, bool once, bool scaled, u
 }
 
 // The sums of the 4 rows n0 .. n0 + 3 of W (clamped to N: the caller
-// ignores those past it) with x, scaled (2^b, 1 / rms), valid in lane 0 of
-// each warp of the rows' slices (S > 1: each slice's part). live: n0 < N,
-// uniform per warp; the warp still joins the barriers. first: no earlier
-// row group of this workgroup staged x (set false on return).
-vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
+// ignores those past it) with x, over the Us columns from column c0 (a
+// split-K part of the row, c0 a multiple of a group's columns; all of it:
+// 0, U), scaled (2^b, 1 / rms), valid in lane 0 of each warp of the rows'
+// slices (S > 1: each slice's part). live: n0 < N, uniform per warp; the
+// warp still joins the barriers. first: no earlier row group of this
+// workgroup staged x (set false on return).
+vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first, uint c0, uint Us) {
   uint N = p[1], format = qFormat(), bits = qBits(format), per = 32u / bits, U = dimK() / (4u * per);
   uint S = slices(), warp = t >> 5u, lane = t & 31u, span = 32u * S;  // columns per step
-  uint stepsPerChunk = kChunk4 / per / span, steps = (U + span - 1u) / span;
+  uint stepsPerChunk = kChunk4 / per / span, steps = (Us + span - 1u) / span;
   bool scaled = format != QF16;
   uint gw = wordsPerGroup(), L = gw % 4u == 0u ? 4u : gw, G4 = max(gw / 4u, 1u);
   uint dq = span / G4, dr = span % G4;  // a step moves the group by dq, dr / G4
   // x in one chunk (K <= 4096): staged, and its norm taken, by the first
   // row group only; the workgroup's later row groups read it as it is.
-  bool once = U <= kChunk4 / per;
+  bool once = Us <= kChunk4 / per;
   uint col = 32u * (warp % S) + lane;
   uint rows[4] = uint[4](n0, min(n0 + 1u, N - 1u), min(n0 + 2u, N - 1u), min(n0 + 3u, N - 1u));
-  uint gq = col / G4, gr = col % G4;  // col / G4, carried
+  uint gq = (c0 + col) / G4, gr = col % G4;  // (c0 + col) / G4, carried
   vec4 acc = vec4(0.0);
   float ssq = 0.0;
   // x in one chunk and few steps: every step's loads (and x's) go out
@@ -208,17 +210,17 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
     vec4 swa[kUpfrontSteps][4];
     [[unroll]] for (uint s = 0u; s < kUpfrontSteps; ++s) {
       uint c = col + s * span;
-      if (s < steps && live && c < U) loadStep(rows, c, U, c / G4, L, scaled, wa[s], swa[s]);
+      if (s < steps && live && c < Us) loadStep(rows, c0 + c, U, (c0 + c) / G4, L, scaled, wa[s], swa[s]);
     }
     if (first) {  // uniform
       ChunkX cx;
-      loadChunk(0u, U, per, t, cx);
+      loadChunk(c0, Us, per, t, cx);
       barrier();
-      storeChunk(0u, U, per, t, cx, ssq);
+      storeChunk(c0, Us, per, t, cx, ssq);
     }
     [[unroll]] for (uint s = 0u; s < kUpfrontSteps; ++s) {
       uint c = col + s * span;
-      if (s < steps && live && c < U) stepRows(wa[s], swa[s], c, format, per, L, acc);
+      if (s < steps && live && c < Us) stepRows(wa[s], swa[s], c, format, per, L, acc);
     }
     return finishSums(acc, ssq, first, once, scaled, bits, t, lane);
   }
@@ -230,11 +232,11 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
   // 5-10% (H100).
   uvec4 w[4] = uvec4[4](uvec4(0u), uvec4(0u), uvec4(0u), uvec4(0u));
   vec4 sw[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
-  if (live && col < U) loadStep(rows, col, U, gq, L, scaled, w, sw);
+  if (live && col < Us) loadStep(rows, c0 + col, U, gq, L, scaled, w, sw);
   uint C = kChunk4 / per;  // columns per chunk
   bool staging = first || !once, xAhead = !scaled;
   ChunkX cx;  // f16: the chunk's x, loaded a chunk ahead
-  if (staging && xAhead) loadChunk(0u, min(U, C), per, t, cx);
+  if (staging && xAhead) loadChunk(c0, min(Us, C), per, t, cx);
   for (uint s = 0u, chunk = 0u, inChunk = 0u; s < steps; ++s) {
     uint next = col + span;  // its loads go out before x is staged
     gr += dr;
@@ -242,20 +244,20 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
     gr -= gr >= G4 ? G4 : 0u;
     uvec4 wn[4] = w;
     vec4 swn[4] = sw;
-    if (live && next < U) loadStep(rows, next, U, gq, L, scaled, wn, swn);
+    if (live && next < Us) loadStep(rows, c0 + next, U, gq, L, scaled, wn, swn);
     if (inChunk == 0u && staging) {  // uniform
       barrier();
       uint at = chunk * C, after = at + C;
       if (xAhead) {
-        storeChunk(at, min(U - at, C), per, t, cx, ssq);
-        if (after < U) loadChunk(after, min(U - after, C), per, t, cx);
+        storeChunk(c0 + at, min(Us - at, C), per, t, cx, ssq);
+        if (after < Us) loadChunk(c0 + after, min(Us - after, C), per, t, cx);
       } else {  // loaded here: no registers held through the products
         ChunkX now;
-        loadChunk(at, min(U - at, C), per, t, now);
-        storeChunk(at, min(U - at, C), per, t, now, ssq);
+        loadChunk(c0 + at, min(Us - at, C), per, t, now);
+        storeChunk(c0 + at, min(Us - at, C), per, t, now, ssq);
       }
     }
-    if (live && col < U) stepRows(w, sw, col - chunk * C, format, per, L, acc);
+    if (live && col < Us) stepRows(w, sw, col - chunk * C, format, per, L, acc);
     w = wn;
     sw = swn;
     col = next;
@@ -268,17 +270,31 @@ vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first) {
 }
 
 #ifndef QMATVEC_ROWS_SUMS_ONLY
+// Output row n's sum v: stored through the epilogue, or (split-K, P > 1
+// parts) added into c, which a pass a level earlier zeroed; part 0 adds
+// the epilogue's operands (the lowering splits only epilogues of adds).
+void putRow(uint n, float v, uint P, uint part) {
+  if (part == 0u) v = epilogue(v, n, n);
+  if (P == 1u) storeFloat(n, v);
+  else atomicAddFloat(n, v);
+}
+
+// Split-K (P = p[43] > 1 parts of p[44] columns, lower_qmatmul.cpp):
+// workgroup w takes part w % P of each of its row groups' rows, so that it
+// stages its part of x once; the grid is a multiple of P.
 void rowsPath(uint t) {
   uint N = p[1], S = slices(), warp = t >> 5u, lane = t & 31u, quad = warp / S, rowsPerGroup = 32u / S;
-  uint groups = (N + rowsPerGroup - 1u) / rowsPerGroup;
+  uint groups = (N + rowsPerGroup - 1u) / rowsPerGroup, U = dimK() * qBits(qFormat()) / 128u;
+  uint P = max(parts(), 1u), part = gl_WorkGroupID.x % P, c0 = part * partColumns();
+  uint Us = P > 1u ? min(partColumns(), U - c0) : U;
   bool first = true;
-  for (uint gx = gl_WorkGroupID.x; gx < groups; gx += gl_NumWorkGroups.x) {
+  for (uint gx = gl_WorkGroupID.x / P; gx < groups; gx += gl_NumWorkGroups.x / P) {
     uint n0 = gx * rowsPerGroup + 4u * quad;
     bool live = n0 < N;  // uniform per warp
-    vec4 sum = rowGroupSums(n0, live, t, first);
+    vec4 sum = rowGroupSums(n0, live, t, first, c0, Us);
     if (S == 1u) {
       if (lane == 0u && live)
-        for (uint r = 0u; r < 4u && n0 + r < N; ++r) c[n0 + r] = epilogue(sum[r], n0 + r, n0 + r);
+        for (uint r = 0u; r < 4u && n0 + r < N; ++r) putRow(n0 + r, sum[r], P, part);
       continue;
     }
     if (lane == 0u) sliceSums[warp] = sum;
@@ -287,7 +303,7 @@ void rowsPath(uint t) {
     if (t < rowsPerGroup && n < N) {
       float v = 0.0;
       for (uint i = 0u; i < S; ++i) v += sliceSums[(t >> 2u) * S + i][t & 3u];
-      c[n] = epilogue(v, n, n);
+      putRow(n, v, P, part);
     }
     barrier();  // the next row group's slice sums overwrite these
   }

@@ -392,31 +392,39 @@ TEST_CASE("qmatvec: the one-row path's slices and grid; copies per decoder width
     ins.push_back(weightFormatInfo(f).scaled ? g.addInput("s", {DType::F32, {N, K / group}}) : kNoValue);
     g.addNode(Op::QMatMul, "q", ins, {{"format", int64_t(f)}, {"group", group}});
     std::vector<DispatchPlan> plans = lowerNode(g, g.nodes[0]);
-    REQUIRE(plans.size() == 1);
-    REQUIRE(plans[0].kernel == "qmatvec");
-    REQUIRE(plans[0].params.size() == 43);
-    return plans[0];
+    // Split-K (K > 4096 on the one-row path): a zeroing pass, then qmatvec adding into its output.
+    const bool split = M == 1 && K > 4096;
+    REQUIRE(plans.size() == (split ? 2u : 1u));
+    if (split) CHECK(plans[0].kernel == "conv2d_finish");
+    REQUIRE(plans.back().kernel == "qmatvec");
+    REQUIRE(plans.back().params.size() == 45);
+    return plans.back();
   };
   // p[42] = S warps per 4 rows of W, 32 / S rows per workgroup: at least ~256 row groups, at most 4
   // steps per lane, for Llama-7B widths; with K <= 4096 (x staged once) at most 256 workgroups, which
-  // loop over the row groups.
+  // loop over the row groups. K > 4096: P = p[43] parts of p[44] columns (16-byte columns, whole
+  // groups, at most a staged chunk each), a workgroup per row group and part.
   struct Want {
     WeightFormat f;
     int64_t K, N;
-    uint32_t S, groups;
+    uint32_t S, groups, parts = 1, partColumns = 0;
   };
   for (const Want& w : {Want{WeightFormat::Int4, 4096, 4096, 2, 256}, Want{WeightFormat::Int4, 4096, 11008, 1, 256},
-                        Want{WeightFormat::Int4, 11008, 4096, 4, 512}, Want{WeightFormat::Int4, 4096, 32000, 1, 256},
-                        Want{WeightFormat::F16, 4096, 4096, 4, 256}, Want{WeightFormat::Ternary, 4096, 4096, 2, 256},
-                        Want{WeightFormat::Int8, 4096, 1024, 8, 256}, Want{WeightFormat::Int4, 4096, 1024, 4, 128},
-                        Want{WeightFormat::Int4, 576, 192, 1, 6}}) {
+                        Want{WeightFormat::Int4, 11008, 4096, 2, 768, 3, 116},
+                        Want{WeightFormat::Int4, 4096, 32000, 1, 256}, Want{WeightFormat::F16, 4096, 4096, 4, 256},
+                        Want{WeightFormat::Ternary, 4096, 4096, 2, 256}, Want{WeightFormat::Int8, 4096, 1024, 8, 256},
+                        Want{WeightFormat::Int4, 4096, 1024, 4, 128}, Want{WeightFormat::Int4, 576, 192, 1, 6},
+                        Want{WeightFormat::Ternary, 11008, 4096, 1, 384, 3, 58}}) {
     INFO("format " << int(w.f) << " K " << w.K << " N " << w.N);
     const DispatchPlan d = lower(w.f, w.K, w.N);
     CHECK(d.params[42] == w.S);
     CHECK(d.groups[0] == w.groups);
+    CHECK(d.params[43] == w.parts);
+    CHECK(d.params[44] == w.partColumns);
     // Every row group has a workgroup, or (x staged once) the 256 workgroups loop over them.
-    const int64_t rowGroups = (w.N + 32 / w.S - 1) / (32 / w.S);
-    CHECK(int64_t(d.groups[0]) == (w.K <= 4096 ? std::min<int64_t>(rowGroups, 256) : rowGroups));
+    const int64_t rowGroups = (w.N + 32 / w.S - 1) / (32 / w.S), parts = std::max<int64_t>(w.parts, 1);
+    CHECK(int64_t(d.groups[0]) % parts == 0);
+    CHECK(int64_t(d.groups[0]) == (w.K <= 4096 ? std::min<int64_t>(rowGroups, 256) : rowGroups * parts));
   }
   // The per-row path (S = 0, 8 rows of W per workgroup): several rows of x, rows of W not a multiple of 4 words.
   CHECK(lower(WeightFormat::Int4, 4096, 100, 2).params[42] == 0);
@@ -426,7 +434,7 @@ TEST_CASE("qmatvec: the one-row path's slices and grid; copies per decoder width
   // projections of a Llama-7B layer and the lm_head share 3 copies (the prologues' flags add more).
   const KernelBinary& kb = *findKernel("qmatvec");
   CHECK(kern::paramSpecIds(kb.portable().spirv, kb.portable().spirvWords) ==
-        std::vector<uint32_t>{0, 2, 36, 37, 39, 40, 42});
+        std::vector<uint32_t>{0, 2, 36, 37, 39, 40, 42, 43, 44});
   std::set<std::string> keys;
   for (auto [K, N] : {std::pair<int64_t, int64_t>{4096, 4096}, {4096, 4096}, {4096, 4096}, {4096, 4096},
                       {4096, 11008}, {4096, 11008}, {11008, 4096}, {4096, 32000}})
