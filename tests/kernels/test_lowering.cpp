@@ -403,18 +403,18 @@ TEST_CASE("qmatvec: the one-row path's slices and grid; copies per decoder width
   // p[42] = S warps per 4 rows of W, 32 / S rows per workgroup: at least ~256 row groups, at most 4
   // steps per lane, for Llama-7B widths; with K <= 4096 (x staged once) at most 256 workgroups, which
   // loop over the row groups. K > 4096: P = p[43] parts of p[44] columns (16-byte columns, whole
-  // groups, at most a staged chunk each), a workgroup per row group and part.
+  // groups, at most a staged chunk each), 256 / P workgroups per part looping over the row groups.
   struct Want {
     WeightFormat f;
     int64_t K, N;
     uint32_t S, groups, parts = 1, partColumns = 0;
   };
   for (const Want& w : {Want{WeightFormat::Int4, 4096, 4096, 2, 256}, Want{WeightFormat::Int4, 4096, 11008, 1, 256},
-                        Want{WeightFormat::Int4, 11008, 4096, 2, 768, 3, 116},
+                        Want{WeightFormat::Int4, 11008, 4096, 2, 255, 3, 116},
                         Want{WeightFormat::Int4, 4096, 32000, 1, 256}, Want{WeightFormat::F16, 4096, 4096, 4, 256},
                         Want{WeightFormat::Ternary, 4096, 4096, 2, 256}, Want{WeightFormat::Int8, 4096, 1024, 8, 256},
                         Want{WeightFormat::Int4, 4096, 1024, 4, 128}, Want{WeightFormat::Int4, 576, 192, 1, 6},
-                        Want{WeightFormat::Ternary, 11008, 4096, 1, 384, 3, 58}}) {
+                        Want{WeightFormat::Ternary, 11008, 4096, 1, 255, 3, 58}}) {
     INFO("format " << int(w.f) << " K " << w.K << " N " << w.N);
     const DispatchPlan d = lower(w.f, w.K, w.N);
     CHECK(d.params[42] == w.S);
@@ -424,7 +424,7 @@ TEST_CASE("qmatvec: the one-row path's slices and grid; copies per decoder width
     // Every row group has a workgroup, or (x staged once) the 256 workgroups loop over them.
     const int64_t rowGroups = (w.N + 32 / w.S - 1) / (32 / w.S), parts = std::max<int64_t>(w.parts, 1);
     CHECK(int64_t(d.groups[0]) % parts == 0);
-    CHECK(int64_t(d.groups[0]) == (w.K <= 4096 ? std::min<int64_t>(rowGroups, 256) : rowGroups * parts));
+    CHECK(int64_t(d.groups[0]) == std::min<int64_t>(rowGroups, 256 / parts) * parts);
   }
   // The per-row path (S = 0, 8 rows of W per workgroup): several rows of x, rows of W not a multiple of 4 words.
   CHECK(lower(WeightFormat::Int4, 4096, 100, 2).params[42] == 0);
