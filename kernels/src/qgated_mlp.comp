@@ -110,7 +110,7 @@ void main() {
     float preScale[kPrefetch];
     [[unroll]] for (uint r = 0u; r < kPrefetch; ++r)
       if (t + 256u * r < N) loadSlice(t + 256u * r, i0, format, pre[r], preScale[r]);
-    vec4 sum = rowGroupSums(n0, n0 < I, t, first, 0u, PARAM(2) * qBits(format) / 128u);
+    vec4 sum = rowGroupSums(n0, n0 < I, t, first, 0u, rowColumns());
     if (lane == 0u) [[unroll]] for (uint r = 0u; r < 4u; ++r) gateUp[4u * warp + r] = sum[r];
     barrier();
     if (t < kInter) {

@@ -17,6 +17,8 @@ uint qFormat() { return PARAM(37); }
 uint wordsPerGroup() { return PARAM(39); }
 uint groupsPerRow() { return PARAM(40); }
 uint slices() { return PARAM(42); }
+// 16-byte columns (4 words) in a row of W.
+uint rowColumns() { return dimK() * qBits(qFormat()) / 128u; }
 
 shared vec4 partial[256];
 shared vec4 rowScale;  // 1 / rms of x's rows (the prologue)

@@ -185,7 +185,7 @@ vec4 finishSums(vec4 acc, float ssq, inout bool first, bool once, bool scaled, u
 // warp still joins the barriers. first: no earlier row group of this
 // workgroup staged x (set false on return).
 vec4 rowGroupSums(uint n0, bool live, uint t, inout bool first, uint c0, uint Us) {
-  uint N = p[1], format = qFormat(), bits = qBits(format), per = 32u / bits, U = dimK() / (4u * per);
+  uint N = p[1], format = qFormat(), bits = qBits(format), per = 32u / bits, U = rowColumns();
   uint S = slices(), warp = t >> 5u, lane = t & 31u, span = 32u * S;  // columns per step
   uint stepsPerChunk = kChunk4 / per / span, steps = (Us + span - 1u) / span;
   bool scaled = format != QF16;
@@ -284,7 +284,7 @@ void putRow(uint n, float v, uint P, uint part) {
 // stages its part of x once; the grid is a multiple of P.
 void rowsPath(uint t) {
   uint N = p[1], S = slices(), warp = t >> 5u, lane = t & 31u, quad = warp / S, rowsPerGroup = 32u / S;
-  uint groups = (N + rowsPerGroup - 1u) / rowsPerGroup, U = dimK() * qBits(qFormat()) / 128u;
+  uint groups = (N + rowsPerGroup - 1u) / rowsPerGroup, U = rowColumns();
   uint P = max(parts(), 1u), part = gl_WorkGroupID.x % P, c0 = part * partColumns();
   uint Us = P > 1u ? min(partColumns(), U - c0) : U;
   bool first = true;
