@@ -44,6 +44,16 @@ constexpr int64_t kTile8MinK = 256;
 constexpr int64_t kLargeTilesFrom = 192;        // 128x128 tiles
 constexpr int64_t kMediumTilesFrom = 128;       // 64x64 tiles...
 constexpr int64_t kMediumWorkFrom = 128 * 1024;  // ... and tiles * K
+// Tall products that the mid-grid split cuts (Whisper's [1500, 384]
+// projections and fc2: 144 tiles over K 384 / 1536) run their slices on
+// the 8x8 core's 64x64 tiles (matmul_medium_splitk), K in 3 slices. H100,
+// one sitting, per dispatch (bench/results/h100-mm8-splitk-whisper.md):
+// 46.7 → 41.3 µs (15.1 → 17.2 TFLOP/s). Measured with every 8x8-able
+// product split so, which also split fc1 (its 117.6 µs, epilogue fused,
+// became 88.6 + 2 x 20.6 of conv2d_finish) and cost the SD U-Net 1.7%
+// (its products have 256 rows or fewer): hence only this class.
+constexpr int64_t kMedium8SplitRows = 1024;
+constexpr int64_t kMedium8Slices = 3;
 
 // matmul_large reads every operand as vec4s: the stored rows of A and B
 // (K or M, N or K by layout) must be whole vec4s.
@@ -169,7 +179,13 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   d.groups[2] = clamp(batches);
   const int64_t grid = tiles(N) * tiles(M) * batches;
   KSlices ks = splitK(kMatMulSplitK, grid, K);
-  if (ks.count < 2 && vec4Rows(layout, M, N, K)) ks = splitK(kMidGridSplitK, grid, K);
+  if (ks.count < 2 && vec4Rows(layout, M, N, K)) {
+    ks = splitK(kMidGridSplitK, grid, K);
+    if (ks.count >= 2 && M >= kMedium8SplitRows && K >= kTile8MinK) {
+      const int64_t sliceK = ((K + kMedium8Slices - 1) / kMedium8Slices + 7) / 8 * 8;
+      return splitOver(g, n, d, KSlices{(K + sliceK - 1) / sliceK, sliceK}, "matmul_medium_splitk");
+    }
+  }
   if (ks.count < 2 && slicedGemm(grid, K)) d.kernel = "matmul_sliced";
   return splitOver(g, n, d, ks, "matmul_splitk");
 }

@@ -7,18 +7,26 @@
 //
 // Grid: (tilesN, tilesM, batch) of TM x TN tiles, each clamped to 65535;
 // workgroups loop over the remaining tiles / batches.
-// Bindings and params: matmul.comp's.
+// Bindings and params: matmul.comp's. With SPLIT_K
+// (matmul_medium_splitk): matmul_splitk.comp's grid, bindings and params —
+// K in slices of p[38] k values (a multiple of 8), each tile's slice added
+// into out (binding 3) with float atomics, no epilogue.
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout(std430, set = 0, binding = 1) readonly buffer A { vec4 a4[]; };
 layout(std430, set = 0, binding = 2) readonly buffer B { vec4 b4[]; };
+#ifdef SPLIT_K
+#include "atomic_add.glsl"  // binding 3: out
+#include "math.glsl"
+#else
 layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
 #define EPI_BASE 16
 #define EPI_BINDING0 3
 #define EPI_BINDING1 4
 #include "math.glsl"
 #include "epilogue.glsl"
+#endif
 #include "matmul_batch.glsl"
 
 // The includer may round each operand as it is read (matmul_f16.comp).
@@ -31,6 +39,7 @@ layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
 #include "matmul_tile8.glsl"
 
 uint offA, offB, offC;  // this batch's operand and output offsets (floats)
+uint kStop;  // the tile's k range ends here (K, or its slice's end)
 
 // Vec4 e of one K step (k0..k0+7) of each tile, zero outside. A stored
 // [M, K]: row e / 2, k 4 (e % 2)..+3; stored [K, M]: k e / (TM / 4), rows
@@ -41,22 +50,38 @@ vec4 tileA(uint e, uint row0, uint k0) {
   uint M = p[0], K = p[2];
   if (!transA()) {
     uint row = row0 + e / 2u, k = k0 + 4u * (e % 2u);
-    return row < M && k < K ? ROUND_OPERAND(a4[(offA + row * K + k) / 4u]) : vec4(0.0);
+    return row < M && k < kStop ? ROUND_OPERAND(a4[(offA + row * K + k) / 4u]) : vec4(0.0);
   }
   uint k = k0 + e / (TM / 4u), row = row0 + 4u * (e % (TM / 4u));
-  return k < K && row < M ? ROUND_OPERAND(a4[(offA + k * M + row) / 4u]) : vec4(0.0);
+  return k < kStop && row < M ? ROUND_OPERAND(a4[(offA + k * M + row) / 4u]) : vec4(0.0);
 }
 
 vec4 tileB(uint e, uint col0, uint k0) {
   uint N = p[1], K = p[2];
   if (transB()) {
     uint col = col0 + e / 2u, k = k0 + 4u * (e % 2u);
-    return col < N && k < K ? ROUND_OPERAND(b4[(offB + col * K + k) / 4u]) : vec4(0.0);
+    return col < N && k < kStop ? ROUND_OPERAND(b4[(offB + col * K + k) / 4u]) : vec4(0.0);
   }
   uint k = k0 + e / (TN / 4u), col = col0 + 4u * (e % (TN / 4u));
-  return k < K && col < N ? ROUND_OPERAND(b4[(offB + k * N + col) / 4u]) : vec4(0.0);
+  return k < kStop && col < N ? ROUND_OPERAND(b4[(offB + k * N + col) / 4u]) : vec4(0.0);
 }
 
+#ifdef SPLIT_K
+// Four outputs of a row from column `col` on, added into out.
+void tileOut(uint row, uint col, vec4 v) {
+  uint M = p[0], N = p[1], o = offC + row * N + col;
+  if (row >= M) return;
+  if (col < N) atomicAddFloat(o, v.x);
+  if (col + 1u < N) atomicAddFloat(o + 1u, v.y);
+  if (col + 2u < N) atomicAddFloat(o + 2u, v.z);
+  if (col + 3u < N) atomicAddFloat(o + 3u, v.w);
+}
+
+void tileRange(uint row0, uint col0, uint kBegin, uint kEnd) {
+  kStop = kEnd;
+  tile8(row0, col0, kBegin, kEnd);
+}
+#else
 // Four outputs of a row from column `col` on, each through the epilogue.
 void tileOut(uint row, uint col, vec4 v) {
   uint M = p[0], N = p[1], o = offC + row * N + col;
@@ -67,5 +92,9 @@ void tileOut(uint row, uint col, vec4 v) {
   if (col + 3u < N) c[o + 3u] = epilogue(v.w, o + 3u, col + 3u);
 }
 
-void tile(uint row0, uint col0, uint K) { tile8(row0, col0, K); }
+void tile(uint row0, uint col0, uint K) {
+  kStop = K;
+  tile8(row0, col0, 0u, K);
+}
+#endif
 #include "matmul_tiles.glsl"

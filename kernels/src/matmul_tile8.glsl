@@ -52,23 +52,24 @@ void storeB(uint buf, uint e, vec4 v) {
   sB[buf][k + 3u][c4][ci] = v.w;
 }
 
-// The tile at (row0, col0): its product over K, handed to tileOut.
-void tile8(uint row0, uint col0, uint K) {
-  uint steps = (K + 7u) / 8u;
+// The tile at (row0, col0): its product over k in [kBegin, kEnd) (tileA /
+// tileB return zeros from kEnd on), handed to tileOut.
+void tile8(uint row0, uint col0, uint kBegin, uint kEnd) {
+  uint steps = (kEnd - kBegin + 7u) / 8u;
   uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
   vec4 ra[A_VECS], rb[B_VECS];
   // acc[8 r + 4 q + i]: row i of block (r, q) = rows r TM / 2 + 4 ty + i,
   // columns q TN / 2 + 4 tx..+3 (constant indices: the array stays in registers).
   vec4 acc[16];
   [[unroll]] for (uint i = 0u; i < 16u; ++i) acc[i] = vec4(0.0);
-  [[unroll]] for (uint l = 0u; l < A_VECS; ++l) storeA(0u, t + THREADS * l, tileA(t + THREADS * l, row0, 0u));
-  [[unroll]] for (uint l = 0u; l < B_VECS; ++l) storeB(0u, t + THREADS * l, tileB(t + THREADS * l, col0, 0u));
+  [[unroll]] for (uint l = 0u; l < A_VECS; ++l) storeA(0u, t + THREADS * l, tileA(t + THREADS * l, row0, kBegin));
+  [[unroll]] for (uint l = 0u; l < B_VECS; ++l) storeB(0u, t + THREADS * l, tileB(t + THREADS * l, col0, kBegin));
   barrier();
   for (uint s = 0u; s < steps; ++s) {
     bool more = s + 1u < steps;
     if (more) {
-      [[unroll]] for (uint l = 0u; l < A_VECS; ++l) ra[l] = tileA(t + THREADS * l, row0, 8u * (s + 1u));
-      [[unroll]] for (uint l = 0u; l < B_VECS; ++l) rb[l] = tileB(t + THREADS * l, col0, 8u * (s + 1u));
+      [[unroll]] for (uint l = 0u; l < A_VECS; ++l) ra[l] = tileA(t + THREADS * l, row0, kBegin + 8u * (s + 1u));
+      [[unroll]] for (uint l = 0u; l < B_VECS; ++l) rb[l] = tileB(t + THREADS * l, col0, kBegin + 8u * (s + 1u));
     }
     uint buf = s & 1u;
     [[unroll]] for (uint kk = 0u; kk < 8u; ++kk) {

@@ -72,6 +72,11 @@ void productCases(Builder& b) {
   // 288 tiles of 64x64 (below 256 they split over K: the next case).
   b.add("matmul medium 32x130x512 trans_b relu", Op::MatMul, {N(F({32, 130, 512})), N(F({132, 512}))},
         [&] { Attrs a = epi({1}, {0, 0}); a["trans_b"] = int64_t(1); return a; }());
+  // Tall (>= 1024 rows) mid-grid products: matmul_medium_splitk (the 8x8 core on 64x64 tiles, K in 3
+  // slices, the last ending inside a step), partial tiles, the epilogue in the finish pass; transposed.
+  b.add("matmul tall mid-grid split-K 1100x300@300x260 bias+gelu", Op::MatMul,
+        {N(F({1100, 300})), N(F({300, 260})), N(F({260}))}, epi({7, 5}, {0, 0, 0, 0}));
+  b.add("matmul tall mid-grid split-K trans_a trans_b", Op::MatMul, {N(F({300, 1100})), N(F({260, 300}))}, tab);
   b.add("matmul mid-grid split-K 8x130x1024 trans_b relu", Op::MatMul, {N(F({8, 130, 1024})), N(F({132, 1024}))},
         [&] { Attrs a = epi({1}, {0, 0}); a["trans_b"] = int64_t(1); return a; }());
   // The accelerated mode (ir/matmul.h, `--precision`): operands rounded to fp16 / bf16, f32 sums

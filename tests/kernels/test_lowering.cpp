@@ -536,6 +536,30 @@ TEST_CASE("split-K products finish with their epilogue, and only with one") {
   }
 }
 
+TEST_CASE("tall mid-grid products split on the 8x8 core, others on the 4x4 one") {
+  auto product = [](int64_t M, int64_t K, int64_t N) {
+    Graph g;
+    ValueId a = g.addInput("a", {DType::F32, {M, K}}), b = g.addInput("b", {DType::F32, {K, N}});
+    g.addNode(Op::MatMul, "mm", {a, b}, Attrs{});
+    return lowerNode(g, g.nodes[0]);
+  };
+  // Whisper's projection (144 tiles over K 384) and fc2 (K 1536): 3 slices of 128 / 512.
+  for (auto [K, sliceK] : {std::pair<int64_t, uint32_t>{384, 128}, {1536, 512}}) {
+    std::vector<DispatchPlan> p = product(1500, K, 384);
+    REQUIRE(p.size() == 2);
+    CHECK(p[1].kernel == "matmul_medium_splitk");
+    CHECK(p[1].params[37] == 3);
+    CHECK(p[1].params[38] == sliceK);
+    CHECK(p[1].groups[0] == 6);
+    CHECK(p[1].groups[1] == 24);
+    CHECK(p[1].groups[2] == 3);
+  }
+  // Fewer rows (a U-Net's 256 tokens): the 4x4 core's split.
+  std::vector<DispatchPlan> shortRows = product(256, 1024, 1024);
+  REQUIRE(shortRows.size() == 2);
+  CHECK(shortRows[1].kernel == "matmul_splitk");
+}
+
 TEST_CASE("big tensors get a 2-D grid within the workgroup count limit") {
   Graph g;
   ValueId x = g.addInput("x", {DType::F32, {4099, 4099}});
