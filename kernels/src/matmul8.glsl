@@ -19,6 +19,7 @@ layout(std430, set = 0, binding = 2) readonly buffer B { vec4 b4[]; };
 #ifdef SPLIT_K
 #include "atomic_add.glsl"  // binding 3: out
 #include "math.glsl"
+void emit(uint o, uint col, float v) { atomicAddFloat(o, v); }
 #else
 layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
 #define EPI_BASE 16
@@ -26,6 +27,7 @@ layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
 #define EPI_BINDING1 4
 #include "math.glsl"
 #include "epilogue.glsl"
+void emit(uint o, uint col, float v) { c[o] = epilogue(v, o, col); }
 #endif
 #include "matmul_batch.glsl"
 
@@ -39,62 +41,44 @@ layout(std430, set = 0, binding = 5) writeonly buffer C { float c[]; };
 #include "matmul_tile8.glsl"
 
 uint offA, offB, offC;  // this batch's operand and output offsets (floats)
-uint kStop;  // the tile's k range ends here (K, or its slice's end)
 
-// Vec4 e of one K step (k0..k0+7) of each tile, zero outside. A stored
-// [M, K]: row e / 2, k 4 (e % 2)..+3; stored [K, M]: k e / (TM / 4), rows
-// 4 (e % (TM / 4))..+3. B stored [K, N]: k e / (TN / 4), columns
-// 4 (e % (TN / 4))..+3; stored [N, K]: column e / 2, k 4 (e % 2)..+3.
-// Offsets in floats.
-vec4 tileA(uint e, uint row0, uint k0) {
+// Vec4 e of one K step (k0..k0+7) of each tile, zero outside (and from
+// kEnd on). A stored [M, K]: row e / 2, k 4 (e % 2)..+3; stored [K, M]:
+// k e / (TM / 4), rows 4 (e % (TM / 4))..+3. B stored [K, N]: k e / (TN /
+// 4), columns 4 (e % (TN / 4))..+3; stored [N, K]: column e / 2, k 4 (e %
+// 2)..+3. Offsets in floats.
+vec4 tileA(uint e, uint row0, uint k0, uint kEnd) {
   uint M = p[0], K = p[2];
   if (!transA()) {
     uint row = row0 + e / 2u, k = k0 + 4u * (e % 2u);
-    return row < M && k < kStop ? ROUND_OPERAND(a4[(offA + row * K + k) / 4u]) : vec4(0.0);
+    return row < M && k < kEnd ? ROUND_OPERAND(a4[(offA + row * K + k) / 4u]) : vec4(0.0);
   }
   uint k = k0 + e / (TM / 4u), row = row0 + 4u * (e % (TM / 4u));
-  return k < kStop && row < M ? ROUND_OPERAND(a4[(offA + k * M + row) / 4u]) : vec4(0.0);
+  return k < kEnd && row < M ? ROUND_OPERAND(a4[(offA + k * M + row) / 4u]) : vec4(0.0);
 }
 
-vec4 tileB(uint e, uint col0, uint k0) {
+vec4 tileB(uint e, uint col0, uint k0, uint kEnd) {
   uint N = p[1], K = p[2];
   if (transB()) {
     uint col = col0 + e / 2u, k = k0 + 4u * (e % 2u);
-    return col < N && k < kStop ? ROUND_OPERAND(b4[(offB + col * K + k) / 4u]) : vec4(0.0);
+    return col < N && k < kEnd ? ROUND_OPERAND(b4[(offB + col * K + k) / 4u]) : vec4(0.0);
   }
   uint k = k0 + e / (TN / 4u), col = col0 + 4u * (e % (TN / 4u));
-  return k < kStop && col < N ? ROUND_OPERAND(b4[(offB + k * N + col) / 4u]) : vec4(0.0);
+  return k < kEnd && col < N ? ROUND_OPERAND(b4[(offB + k * N + col) / 4u]) : vec4(0.0);
 }
 
-#ifdef SPLIT_K
-// Four outputs of a row from column `col` on, added into out.
+// Four outputs of a row from column `col` on, each emitted.
 void tileOut(uint row, uint col, vec4 v) {
   uint M = p[0], N = p[1], o = offC + row * N + col;
   if (row >= M) return;
-  if (col < N) atomicAddFloat(o, v.x);
-  if (col + 1u < N) atomicAddFloat(o + 1u, v.y);
-  if (col + 2u < N) atomicAddFloat(o + 2u, v.z);
-  if (col + 3u < N) atomicAddFloat(o + 3u, v.w);
+  if (col < N) emit(o, col, v.x);
+  if (col + 1u < N) emit(o + 1u, col + 1u, v.y);
+  if (col + 2u < N) emit(o + 2u, col + 2u, v.z);
+  if (col + 3u < N) emit(o + 3u, col + 3u, v.w);
 }
 
-void tileRange(uint row0, uint col0, uint kBegin, uint kEnd) {
-  kStop = kEnd;
-  tile8(row0, col0, kBegin, kEnd);
-}
-#else
-// Four outputs of a row from column `col` on, each through the epilogue.
-void tileOut(uint row, uint col, vec4 v) {
-  uint M = p[0], N = p[1], o = offC + row * N + col;
-  if (row >= M) return;
-  if (col < N) c[o] = epilogue(v.x, o, col);
-  if (col + 1u < N) c[o + 1u] = epilogue(v.y, o + 1u, col + 1u);
-  if (col + 2u < N) c[o + 2u] = epilogue(v.z, o + 2u, col + 2u);
-  if (col + 3u < N) c[o + 3u] = epilogue(v.w, o + 3u, col + 3u);
-}
-
-void tile(uint row0, uint col0, uint K) {
-  kStop = K;
-  tile8(row0, col0, 0u, K);
-}
+void tileRange(uint row0, uint col0, uint kBegin, uint kEnd) { tile8(row0, col0, kBegin, kEnd); }
+#ifndef SPLIT_K
+void tile(uint row0, uint col0, uint K) { tileRange(row0, col0, 0u, K); }
 #endif
 #include "matmul_tiles.glsl"

@@ -8,11 +8,11 @@
 // multiplies, then stored into the other buffer: one barrier per step.
 // The includer enables GL_EXT_control_flow_attributes and defines the
 // operands: tileA / tileB return vec4 e of a K step (k0..k0+7) of the A
-// tile (rows row0..) and the B tile (columns col0..), zero outside, laid
-// out as A_KMAJOR / B_KMAJOR say (below); tileOut takes four outputs of a
-// row from column `col` on.
-vec4 tileA(uint e, uint row0, uint k0);
-vec4 tileB(uint e, uint col0, uint k0);
+// tile (rows row0..) and the B tile (columns col0..), zero outside and
+// from kEnd on, laid out as A_KMAJOR / B_KMAJOR say (below); tileOut takes
+// four outputs of a row from column `col` on.
+vec4 tileA(uint e, uint row0, uint k0, uint kEnd);
+vec4 tileB(uint e, uint col0, uint k0, uint kEnd);
 void tileOut(uint row, uint col, vec4 v);
 
 #define THREADS (TM * TN / 64u)
@@ -52,8 +52,8 @@ void storeB(uint buf, uint e, vec4 v) {
   sB[buf][k + 3u][c4][ci] = v.w;
 }
 
-// The tile at (row0, col0): its product over k in [kBegin, kEnd) (tileA /
-// tileB return zeros from kEnd on), handed to tileOut.
+// The tile at (row0, col0): its product over k in [kBegin, kEnd), handed
+// to tileOut.
 void tile8(uint row0, uint col0, uint kBegin, uint kEnd) {
   uint steps = (kEnd - kBegin + 7u) / 8u;
   uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
@@ -62,14 +62,14 @@ void tile8(uint row0, uint col0, uint kBegin, uint kEnd) {
   // columns q TN / 2 + 4 tx..+3 (constant indices: the array stays in registers).
   vec4 acc[16];
   [[unroll]] for (uint i = 0u; i < 16u; ++i) acc[i] = vec4(0.0);
-  [[unroll]] for (uint l = 0u; l < A_VECS; ++l) storeA(0u, t + THREADS * l, tileA(t + THREADS * l, row0, kBegin));
-  [[unroll]] for (uint l = 0u; l < B_VECS; ++l) storeB(0u, t + THREADS * l, tileB(t + THREADS * l, col0, kBegin));
+  [[unroll]] for (uint l = 0u; l < A_VECS; ++l) storeA(0u, t + THREADS * l, tileA(t + THREADS * l, row0, kBegin, kEnd));
+  [[unroll]] for (uint l = 0u; l < B_VECS; ++l) storeB(0u, t + THREADS * l, tileB(t + THREADS * l, col0, kBegin, kEnd));
   barrier();
   for (uint s = 0u; s < steps; ++s) {
     bool more = s + 1u < steps;
     if (more) {
-      [[unroll]] for (uint l = 0u; l < A_VECS; ++l) ra[l] = tileA(t + THREADS * l, row0, kBegin + 8u * (s + 1u));
-      [[unroll]] for (uint l = 0u; l < B_VECS; ++l) rb[l] = tileB(t + THREADS * l, col0, kBegin + 8u * (s + 1u));
+      [[unroll]] for (uint l = 0u; l < A_VECS; ++l) ra[l] = tileA(t + THREADS * l, row0, kBegin + 8u * (s + 1u), kEnd);
+      [[unroll]] for (uint l = 0u; l < B_VECS; ++l) rb[l] = tileB(t + THREADS * l, col0, kBegin + 8u * (s + 1u), kEnd);
     }
     uint buf = s & 1u;
     [[unroll]] for (uint kk = 0u; kk < 8u; ++kk) {

@@ -4,7 +4,7 @@
 // includer defines TM, TN, the globals offA, offB (set here per batch,
 // matmul_batch.glsl) and offC, and `void tile(uint row0, uint col0, uint
 // K)` before including; with SPLIT_K, grid z walks batch * slices (p[37]
-// slices of p[38] k values, a multiple of 16) and the includer defines
+// slices of p[38] k values, a multiple of the core's k step) and the includer defines
 // `void tileRange(uint row0, uint col0, uint kBegin, uint kEnd)` instead.
 void main() {
   uint M = p[0], N = p[1], K = p[2], batches = p[3];
