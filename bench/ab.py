@@ -4,7 +4,9 @@ machine: each workload is exported once (bench/workloads.py's models and
 seeds), then every variant compiles it and times the forward and the AdamW
 train step (`mgc run`, GPU and wall medians). A variant is LABEL=MGC_BINARY, or
 LABEL=MGC_BINARY:VAR=VALUE,... to run that binary with environment
-variables set. With --profile, one profiled forward and train step per
+variables set (MGRT_PIPELINE_STATS=1: the forward's pipeline statistics,
+registers per kernel among them, go to OUT/WORKLOAD_LABEL_pipeline_stats.txt).
+With --profile, one profiled forward and train step per
 variant and workload, summarized by kernel and shape (bench/trace_shapes.py).
 
 Writes OUT/ab.md (GPU / wall ms, one column per variant) and OUT/ab.json.
@@ -34,8 +36,11 @@ def parse_variant(spec):
     return label, os.path.abspath(binary), extra
 
 
-def run(args, env, timeout=900):
+def run(args, env, timeout=900, stderr_to=None):
     p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env={**os.environ, **env})
+    if stderr_to:
+        with open(stderr_to, "w") as f:
+            f.write(p.stderr)
     if p.returncode != 0:
         raise RuntimeError("%s failed: %s" % (" ".join(args[:3]), (p.stderr or p.stdout).strip().splitlines()[-1:]))
     return p.stdout
@@ -89,7 +94,9 @@ def main():
                 # Warm-ups long enough (~0.3 s and more) for the GPU to leave
                 # the idle clocks the compile left it in: with 10 / 3, the
                 # first variant's forward or train step read up to 3.4x slow.
-                out = run([binary, "run", fwd, *ins, "--warmup", "100", "--iterations", "30"], env)
+                stats = os.path.join(args.out, "%s_%s_pipeline_stats.txt" % (name, label))
+                out = run([binary, "run", fwd, *ins, "--warmup", "100", "--iterations", "30"], env,
+                          stderr_to=stats if env.get("MGRT_PIPELINE_STATS") == "1" else None)
                 row[label + " fwd wall"], row[label + " fwd"] = W.run_ms(out)
                 m = re.search(r"submit call ([0-9.]+) ms", out)
                 if m:

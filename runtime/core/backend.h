@@ -68,6 +68,7 @@ struct KernelCode {
   // recording's counters (Vulkan: set 1, binding 0) and 16 bytes of push
   // constants, RecordedDispatch::stream.
   bool stream = false;
+  const char* variant = "";  // the variant's tag (diagnostics: MGRT_PIPELINE_STATS)
 };
 
 struct BufferSlice {

@@ -35,6 +35,7 @@ mgrt_status createPipelines(mgrt_model* m) {
     for (uint32_t a = 0; a < 3; ++a) code.localSize[a] = v.local_size()->Get(a);  // verified: 3 values
     code.numBindings = k.num_bindings();
     code.stream = k.stream();
+    if (v.tag()) code.variant = v.tag()->c_str();
     const std::string what = label("kernel", i, k.name());
     MGRT_TRY(m->backend->createPipeline(code, what.c_str(), &m->pipelines[i]));
   }

@@ -77,6 +77,7 @@ class VulkanBackend final : public Backend {
       destroyPipeline(k);
       return s;
     }
+    if (device.pipelineStats) printPipelineStats(&device, k->pipeline, what, code.variant);
     *out = k;
     return MGRT_OK;
   }

@@ -45,6 +45,10 @@ struct Device {
   // never destroyed here.
   bool owned = true;
   uint32_t instanceApiVersion = 0;  // the instance's apiVersion (0: what the loader offers)
+  // Env MGRT_PIPELINE_STATS=1 on a device with VK_KHR_pipeline_executable_
+  // properties: each pipeline's compiler statistics go to stderr
+  // (pipeline_stats.cpp).
+  bool pipelineStats = false;
 };
 
 // Creates instance (with validation if asked), picks a device, creates the
@@ -83,6 +87,7 @@ struct FeatureChain {
   VkPhysicalDeviceVulkan13Features v13{};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopNV{};
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat{};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo{};
   std::vector<const char*> extensions;  // device extensions to enable
   FeatureChain() = default;
   FeatureChain(const FeatureChain&) = delete;

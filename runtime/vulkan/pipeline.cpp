@@ -72,6 +72,7 @@ mgrt_status createKernelPipeline(Device* d, VkPipelineCache cache, const uint32_
   pipeInfo.stage.module = out->module;
   pipeInfo.stage.pName = "main";
   pipeInfo.layout = out->layout;
+  if (d->pipelineStats) pipeInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   r = d->fn.vkCreateComputePipelines(d->device, cache, 1, &pipeInfo, nullptr,
                                      &out->pipeline);
   if (r != VK_SUCCESS) {

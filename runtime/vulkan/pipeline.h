@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "runtime/vulkan/device.h"
 
@@ -27,6 +28,16 @@ struct KernelPipeline : mgrt::Pipeline {
 mgrt_status createKernelPipeline(Device* d, VkPipelineCache cache, const uint32_t* spirv, size_t words,
                                  uint32_t numBindings, bool stream, const char* what, KernelPipeline* out);
 void destroyKernelPipeline(Device* d, KernelPipeline* k);
+
+// MGRT_PIPELINE_STATS=1 (Device::pipelineStats): one line per executable of
+// `pipeline` on stderr with the driver's statistics (on NVIDIA: registers,
+// shared memory, ...), e.g. "mgrt: pipeline stats: kernel 3
+// ('attention_tiled24') [subgroup]: Register Count=128, ..."
+// (pipeline_stats.cpp). Where it says how a kernel is built, not how it runs.
+void printPipelineStats(Device* d, VkPipeline pipeline, const char* what, const char* variant);
+// Turns the statistics on when the env asks and the device can: enables
+// VK_KHR_pipeline_executable_properties on `enable` (features.cpp's chain).
+void enablePipelineStats(Device* d, const std::vector<VkExtensionProperties>& exts, FeatureChain* enable);
 
 }  // namespace vk
 }  // namespace mgrt
