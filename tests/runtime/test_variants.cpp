@@ -152,6 +152,25 @@ TEST_CASE("MGRT_DISABLE_FEATURES keeps named features off, and names the known o
   CHECK(badMessage.find("AtomicFloat32Add") != std::string::npos);
 }
 
+TEST_CASE("MGRT_PIPELINE_STATS=1 creates and runs the kernels as without it", "[runtime][variants]") {
+  // The statistics go to stderr where the device offers
+  // VK_KHR_pipeline_executable_properties (NVIDIA); lavapipe does not, and
+  // must run exactly as before.
+  mgrt_context_options opts{-1, 1, 0};
+  mgrt_context* plain = nullptr;
+  REQUIRE(mgrt_context_create(&opts, &plain) == MGRT_OK);
+  const std::string expected = runWiden(plain);
+  mgrt_context_destroy(plain);
+  setenv("MGRT_PIPELINE_STATS", "1", 1);
+  mgrt_context* ctx = nullptr;
+  const mgrt_status st = mgrt_context_create(&opts, &ctx);
+  unsetenv("MGRT_PIPELINE_STATS");
+  REQUIRE(st == MGRT_OK);
+  CHECK(runWiden(ctx) == expected);
+  CHECK(mgrt_context_validation_messages(ctx) == 0);
+  mgrt_context_destroy(ctx);
+}
+
 TEST_CASE("variant choice follows features, subgroup size and workgroup memory", "[variants]") {
   mgrt::DeviceLimits lim;
   lim.maxWorkGroupSize[0] = 1024;
