@@ -63,7 +63,11 @@ KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K) {
   if (tiles >= policy.splitBelow || K < 2 * policy.minSliceK) return {1, K};
   int64_t slices = std::min({(policy.fillTiles + tiles - 1) / tiles, K / policy.minSliceK, policy.maxSlices});
   if (slices < 2) return {1, K};
-  int64_t sliceK = ((K + slices - 1) / slices + 15) / 16 * 16;  // whole k steps of the 64x64 core
+  return sliceEvenly(K, slices, 16);  // whole k steps of the 64x64 core
+}
+
+KSlices sliceEvenly(int64_t K, int64_t slices, int64_t step) {
+  const int64_t sliceK = ((K + slices - 1) / slices + step - 1) / step * step;
   return {(K + sliceK - 1) / sliceK, sliceK};
 }
 

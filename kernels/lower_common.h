@@ -37,6 +37,9 @@ struct KSlices {
   int64_t sliceK;     // k values per slice (a multiple of 16 when split)
 };
 KSlices splitK(const SplitK& policy, int64_t tiles, int64_t K);
+// K in about `slices` slices of whole `step`-wide k steps (the last one may
+// be shorter; rounding may leave fewer slices).
+KSlices sliceEvenly(int64_t K, int64_t slices, int64_t step);
 // Does the node's fused epilogue have steps after its leading adds? A
 // split-K product's initializing pass applies the bias and those adds
 // (linear: the slices then add into them); the rest (an activation) needs

@@ -181,10 +181,8 @@ std::vector<DispatchPlan> lowerMatMul(const Graph& g, const Node& n) {
   KSlices ks = splitK(kMatMulSplitK, grid, K);
   if (ks.count < 2 && vec4Rows(layout, M, N, K)) {
     ks = splitK(kMidGridSplitK, grid, K);
-    if (ks.count >= 2 && M >= kMedium8SplitRows && K >= kTile8MinK) {
-      const int64_t sliceK = ((K + kMedium8Slices - 1) / kMedium8Slices + 7) / 8 * 8;
-      return splitOver(g, n, d, KSlices{(K + sliceK - 1) / sliceK, sliceK}, "matmul_medium_splitk");
-    }
+    if (ks.count >= 2 && M >= kMedium8SplitRows && K >= kTile8MinK)  // (the 8x8 core's k steps are 8 wide)
+      return splitOver(g, n, d, sliceEvenly(K, kMedium8Slices, 8), "matmul_medium_splitk");
   }
   if (ks.count < 2 && slicedGemm(grid, K)) d.kernel = "matmul_sliced";
   return splitOver(g, n, d, ks, "matmul_splitk");
