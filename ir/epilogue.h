@@ -43,6 +43,14 @@
 //
 //   %q = matmul(%x, %wq, %g) {rms_eps = 1e-05}   is matmul(rms_norm(%x, %g), %wq)
 //   %d = qmatmul(%gate, %w, %s, %up) {swiglu = 1, ...}   is qmatmul(silu(%gate) * %up, %w, %s)
+//
+// Conv's input through a ReLU (written by passes/graph/fold_relu_input.cpp):
+//
+//   relu_input = 1   the conv reads relu(x) where it reads x
+//
+// so that the ReLU ending the conv before it (its only reader) costs that
+// conv nothing: a split-K conv applies an activation in a finishing pass
+// of its own (kernels/lower_conv.cpp), one dispatch and one level.
 #pragma once
 
 #include <cstdint>
@@ -80,6 +88,8 @@ enum class Prologue { None, RmsNorm, SwiGlu };
 constexpr int64_t kPrologueMaxRows = 4;
 Prologue prologueOf(const Node& n);
 inline bool hasPrologue(const Node& n) { return prologueOf(n) != Prologue::None; }
+// Conv's relu_input (above).
+inline bool convReluInput(const Node& n) { return n.op == Op::Conv && n.i("relu_input", 0) != 0; }
 ValueId prologueOperand(const Node& n);
 // Checks a and the prologue's operand: a is f32, not transposed, with at
 // most kPrologueMaxRows rows; u is [K] (rms) or a's type (swiglu). Throws

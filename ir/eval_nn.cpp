@@ -1,5 +1,6 @@
 // Neural-network ops: MatMul, Conv, pooling, normalizations, softmax.
 // Floats compute in double; MatMul keeps integers exact in int64.
+#include <algorithm>
 #include <cfloat>
 
 #include "ir/attention_layout.h"
@@ -82,6 +83,8 @@ HostTensor evalConv(const Node& n, const Inputs& in, const TensorType& outT) {
   const HostTensor &w = precision != MatMulPrecision::F32 ? wRounded : *in[1];
   bool hasBias = in.size() > 2 && n.inputs[2] != kNoValue;
   std::vector<double> X = toDoubles(x), W = toDoubles(w), B = hasBias ? toDoubles(*in[2]) : std::vector<double>();
+  if (convReluInput(n))
+    for (double& v : X) v = std::max(v, 0.0);
   int64_t N = x.type.shape[0], C = x.type.shape[1], H = x.type.shape[2], Wd = x.type.shape[3];
   int64_t M = w.type.shape[0], Cg = w.type.shape[1];
   int64_t OH = outT.shape[2], OW = outT.shape[3];

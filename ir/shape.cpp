@@ -309,6 +309,7 @@ std::vector<TensorType> inferTypes(const Graph& g, const Node& n) {
       }
       TensorType out{x.dtype, s};
       checkEpilogueOperands(g, n, out);
+      if (const int64_t r = n.i("relu_input", 0); r != 0 && r != 1) fail(n, "relu_input must be 0 or 1");
       if (n.has("precision")) {
         MatMulPrecision p;
         if (!parsePrecision(n.s("precision"), &p) || p == MatMulPrecision::F32)

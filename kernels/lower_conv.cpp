@@ -4,6 +4,7 @@
 // pool2d. Param layouts: kernels/src/conv_params.glsl, pool2d.comp.
 #include <algorithm>
 
+#include "ir/epilogue.h"
 #include "kernels/lower_common.h"
 
 namespace mgc::kern {
@@ -40,7 +41,7 @@ std::vector<DispatchPlan> lowerConv(const Graph& g, const Node& n) {
               u32(n, w[0], "M"),       u32(n, y[2], "OH"),       u32(n, y[3], "OW"),       u32(n, w[2], "KH"),
               u32(n, w[3], "KW"),      u32(n, st[0], "stride"),  u32(n, st[1], "stride"),  u32(n, pd[0], "pad"),
               u32(n, pd[1], "pad"),    u32(n, dl[0], "dilation"), u32(n, dl[1], "dilation"), u32(n, groups, "group"),
-              hasBias ? 1u : 0u};
+              (hasBias ? 1u : 0u) | (convReluInput(n) ? 2u : 0u)};  // (conv_spec.glsl's bits)
   u32(n, std::max({numel(x), numel(w), numel(y)}), "tensor size");
   d.bindings = {n.inputs[0], n.inputs[1], hasBias ? n.inputs[2] : n.inputs[1], n.outputs[0]};
   appendEpilogue(g, n, d, n.inputs[0]);

@@ -41,7 +41,7 @@ void main() {
               float v = 0.0;
               if (pixOk && k < Kg) {
                 if (plain) {
-                  v = x[xImage + k * HW + q];
+                  v = convInput(x[xImage + k * HW + q]);
                 } else {
                   uint c = k / taps, tap = k % taps;
                   v = inputTap(n, g * Cg + c, oh, ow, tap / KW, tap % KW);
@@ -58,7 +58,7 @@ void main() {
           uint oc = m0 + 4 * ty + i;
           if (oc >= Mg) continue;
           uint ch = g * Mg + oc;
-          float b = convParam(16) != 0 ? bias[ch] : 0.0;
+          float b = convHasBias() ? bias[ch] : 0.0;
           for (uint j = 0; j < 4; ++j) {
             uint c = p0 + 4 * tx + j;
             if (c >= cols) continue;

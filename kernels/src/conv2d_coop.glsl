@@ -45,7 +45,7 @@ vec4 loadB(uint e, uint col0, uint k0, uint kEnd) {
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
     int ih = pixH[i] + dh, iw = pixW[i] + dw;
     if (pixBase[i] >= 0 && ih >= 0 && iw >= 0 && ih < int(H) && iw < int(W))
-      v[i] = x[uint(pixBase[i]) + chan + uint(ih) * W + uint(iw)];
+      v[i] = convInput(x[uint(pixBase[i]) + chan + uint(ih) * W + uint(iw)]);
   }
   return v;
 }

@@ -14,7 +14,7 @@ void main() {
   uint ow = i % OW, oh = (i / OW) % OH, ch = (i / (OW * OH)) % M, n = i / (OW * OH * M);
   uint groups = convParam(15), Cg = convParam(1) / groups, Mg = M / groups, g = ch / Mg;
   uint KH = convParam(7), KW = convParam(8);
-  float acc = convParam(16) != 0 ? bias[ch] : 0.0;
+  float acc = convHasBias() ? bias[ch] : 0.0;
   for (uint c = 0; c < Cg; ++c)
     for (uint kh = 0; kh < KH; ++kh)
       for (uint kw = 0; kw < KW; ++kw)

@@ -13,8 +13,9 @@
 // Grid: (pixel tiles, channel tiles, groups * slices), each clamped to
 // 65535; workgroups loop over the rest.
 // Bindings: 1 = x, 2 = w, 3 = out (f32 bits, read-modify-write).
-// Params: p[0..16] as conv_params.glsl (p[16] hasBias is conv2d_finish's
-// business), p[17] slices, p[18] K per slice (a multiple of 16).
+// Params: p[0..16] as conv_params.glsl (p[16]'s bias bit is conv2d_finish's
+// business, its relu_input bit this kernel's), p[17] slices, p[18] K per
+// slice (a multiple of 16).
 // mgc-variant: atomicf features=AtomicFloat32Add defines=MGC_ATOMIC_FLOAT msl=none
 #version 450
 #include "conv2d_splitk.glsl"

@@ -19,7 +19,7 @@ float inputTap(uint n, uint ch, uint oh, uint ow, uint kh, uint kw) {
   int ih = int(oh * convParam(9) + kh * convParam(13)) - int(convParam(11));
   int iw = int(ow * convParam(10) + kw * convParam(14)) - int(convParam(12));
   if (ih < 0 || iw < 0 || ih >= int(convParam(2)) || iw >= int(convParam(3))) return 0.0;
-  return x[((n * convParam(1) + ch) * convParam(2) + uint(ih)) * convParam(3) + uint(iw)];
+  return convInput(x[((n * convParam(1) + ch) * convParam(2) + uint(ih)) * convParam(3) + uint(iw)]);
 }
 
 void main() {
@@ -55,7 +55,7 @@ void main() {
               float v = 0.0;
               if (pixOk && k < kEnd) {
                 if (plain) {
-                  v = x[xImage + k * HW + q];
+                  v = convInput(x[xImage + k * HW + q]);
                 } else {
                   uint c = k / taps, tap = k % taps;
                   v = inputTap(n, g * Cg + c, oh, ow, tap / KW, tap % KW);

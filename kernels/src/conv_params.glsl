@@ -3,7 +3,7 @@
 // bias [M], out [N, M, OH, OW]; all f32.
 //   p[0] N   p[1] C   p[2] H   p[3] W   p[4] M   p[5] OH  p[6] OW
 //   p[7] KH  p[8] KW  p[9] strideH  p[10] strideW  p[11] padTop  p[12] padLeft
-//   p[13] dilationH  p[14] dilationW  p[15] groups  p[16] hasBias
+//   p[13] dilationH  p[14] dilationW  p[15] groups  p[16] bits: hasBias, relu_input (conv_spec.glsl)
 //   p[17..36] fused epilogue (epilogue.glsl)
 // Bindings: 1 = x, 2 = w, 3 = bias (the weight again when absent),
 // 4, 5 = epilogue operands (x again when absent), 6 = out.
@@ -35,5 +35,5 @@ float inputTap(uint n, uint ch, uint oh, uint ow, uint kh, uint kw) {
   int ih = int(oh * convParam(9) + kh * convParam(13)) - int(convParam(11));
   int iw = int(ow * convParam(10) + kw * convParam(14)) - int(convParam(12));
   if (ih < 0 || iw < 0 || ih >= int(convParam(2)) || iw >= int(convParam(3))) return 0.0;
-  return x[((n * convParam(1) + ch) * convParam(2) + uint(ih)) * convParam(3) + uint(iw)];
+  return convInput(x[((n * convParam(1) + ch) * convParam(2) + uint(ih)) * convParam(3) + uint(iw)]);
 }

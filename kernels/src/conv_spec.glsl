@@ -14,3 +14,8 @@ uint convParam(uint k) {
     }
   return p[k];
 }
+// p[16]'s bits: 1 the bias (conv2d_finish adds it in the split-K passes),
+// 2 the input read through a ReLU (Conv's relu_input, ir/epilogue.h: the
+// activation of the conv before, taken out of that conv's epilogue).
+bool convHasBias() { return (convParam(16) & 1u) != 0u; }
+float convInput(float v) { return (convParam(16) & 2u) != 0u ? max(v, 0.0) : v; }

@@ -16,6 +16,7 @@ void foldRepeatKv(Graph& g);   // fold_repeat_kv.cpp: attention over repeated K/
 void conv1x1Grads(Graph& g);  // conv1x1_grads.cpp: gradients of pointwise convolutions → matmuls
 void splitLongRows(Graph& g);  // split_long_rows.cpp: norms / sums over a few long rows → two-step reductions
 void fuseConvEpilogue(Graph& g);  // fuse_conv_epilogue.cpp: conv/matmul + activations/adds → epilogue
+void foldReluInput(Graph& g);  // fold_relu_input.cpp: conv → ReLU → conv: the second conv applies the ReLU
 void fusePrologue(Graph& g);  // fuse_prologue.cpp: rms_norm / silu·up → decode-sized matmuls' prologue
 void fuseGatedMlp(Graph& g);  // fuse_gated_mlp.cpp: a decode step's gate / up / down qmatmuls → qgated_mlp
 void fuseSwigluEpilogue(Graph& g);  // fuse_swiglu_epilogue.cpp: a long row's SwiGLU from down's prologue into up's epilogue

@@ -15,7 +15,8 @@ namespace mgc {
 // attention before it; epilogue fusion runs before elementwise fusion so that
 // activations still land in Conv/MatMul first, and before prologue fusion,
 // which puts its operand after the epilogue operands and must see silu *
-// up before elementwise fusion does. split-long-rows comes after both: an
+// up before elementwise fusion does; fold-relu-input then hands a conv's
+// closing ReLU to the conv that reads it. split-long-rows comes after both: an
 // RMSNorm over a long row (a 7B model's 4096) that a decode product takes
 // as its prologue costs nothing, where split it would be three dispatches.
 // fuse-gated-mlp then takes the prologues of a decode step's MLP into one
@@ -38,6 +39,7 @@ const std::vector<Pass>& graphPipeline() {
       {"fold-repeat-kv", foldRepeatKv},
       {"conv1x1-grads", conv1x1Grads},
       {"fuse-conv-epilogue", fuseConvEpilogue},
+      {"fold-relu-input", foldReluInput},
       {"fuse-prologue", fusePrologue},
       {"split-long-rows", splitLongRows},
       {"fuse-gated-mlp", fuseGatedMlp},

@@ -4,6 +4,7 @@
 // (ConvGradInput / ConvGradWeight / MaxPoolGrad / AvgPoolGrad).
 #include <numeric>
 
+#include "ir/epilogue.h"
 #include "ir/matmul.h"
 #include "passes/program/grad_builder.h"
 
@@ -37,6 +38,7 @@ Attrs pick(const Node& from, std::initializer_list<const char*> names) {
 void refuseFused(const Node& n) {
   if (n.has("epilogue") || n.inputs.size() > size_t(n.op == Op::Conv ? 3 : 2))
     noGradient(n, "has a fused epilogue: differentiate before the fusion passes");
+  if (convReluInput(n)) noGradient(n, "reads its input through a fused ReLU: differentiate before the fusion passes");
 }
 
 }  // namespace

@@ -48,6 +48,27 @@ void convPoolCases(Builder& b) {
   b.add("conv fp16 split-k 3x3 stride 2 batch 3 bias gelu", Op::Conv,
         {N(F({3, 64, 16, 16})), N(F({70, 64, 3, 3})), N(F({70}))},
         f16([&] { Attrs a = epi({5}, {0, 0}); a["pads"] = Ints{1, 1, 1, 1}; a["strides"] = Ints{2, 2}; return a; }()));
+  // relu_input (passes/graph/fold_relu_input.cpp): each conv kernel reads x through a ReLU (x has
+  // negatives) — split-K (taps and the plain 1x1 path), the GEMM core with and without taps, a small
+  // grid (conv2d_sliced), depthwise (conv2d_direct), and the accelerated mode's one slice and several.
+  auto reluIn = [](Attrs a) { a["relu_input"] = int64_t(1); return a; };
+  b.add("conv relu_input split-k 3x3 bias+residual+relu", Op::Conv,
+        {N(F({1, 130, 7, 7})), N(F({96, 130, 3, 3})), N(F({96})), N(F({1, 96, 7, 7}))},
+        reluIn([&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["pads"] = Ints{1, 1, 1, 1}; return a; }()));
+  b.add("conv relu_input split-k 1x1 plain groups", Op::Conv, {N(F({2, 1200, 5, 5})), N(F({80, 600, 1, 1}))},
+        reluIn({{"group", int64_t(2)}}));
+  b.add("conv relu_input 3x3 pad bias", Op::Conv, {N(F({2, 16, 34, 34})), N(F({70, 16, 3, 3})), N(F({70}))},
+        reluIn({{"pads", Ints{1, 1, 1, 1}}}));
+  b.add("conv relu_input 1x1 plain", Op::Conv, {N(F({2, 32, 20, 20})), N(F({80, 32, 1, 1}))}, reluIn({}));
+  b.add("conv relu_input small grid 3x3", Op::Conv, {N(F({1, 16, 8, 8})), N(F({32, 16, 3, 3}))},
+        reluIn({{"pads", Ints{1, 1, 1, 1}}}));
+  b.add("conv relu_input depthwise stride 2", Op::Conv, {N(F({1, 8, 9, 9})), N(F({8, 1, 3, 3})), N(F({8}))},
+        reluIn({{"group", int64_t(8)}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}));
+  b.add("conv fp16 relu_input 3x3 pad bias", Op::Conv, {N(F({2, 16, 34, 34})), N(F({70, 16, 3, 3})), N(F({70}))},
+        f16(reluIn({{"pads", Ints{1, 1, 1, 1}}})));
+  b.add("conv fp16 relu_input split-k 3x3 bias+residual+relu", Op::Conv,
+        {N(F({1, 132, 7, 7})), N(F({96, 132, 3, 3})), N(F({96})), N(F({1, 96, 7, 7}))},
+        f16(reluIn([&] { Attrs a = epi({7, 1}, {0, 0, 0, 0}); a["pads"] = Ints{1, 1, 1, 1}; return a; }())));
   b.add("max_pool ceil pad", Op::MaxPool, {N(F({1, 3, 13, 11}))},
         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t(1)}});
   b.add("max_pool dilation", Op::MaxPool, {N(F({2, 3, 13, 11}))},
