@@ -211,7 +211,7 @@ void queryFeatures(Device* d, uint32_t disabled, FeatureChain* enable) {
   want(mgb::Feature::StreamSync,
        !d->validation && (d->props.vendorID == 0x10DE || d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU));
   if (enable->coopNV.cooperativeMatrix) readCoopShapes(d);
-  enablePipelineStats(d, exts, enable);  // MGRT_PIPELINE_STATS=1 (pipeline_stats.cpp)
+  enablePipelineStats(d, hasExtension(exts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME), enable);  // MGRT_PIPELINE_STATS=1 (pipeline_stats.cpp)
   capVariantLimitsFromEnv(caps.limits);
 }
 

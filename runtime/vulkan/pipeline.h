@@ -35,9 +35,10 @@ void destroyKernelPipeline(Device* d, KernelPipeline* k);
 // ('attention_tiled24') [subgroup]: Register Count=128, ..."
 // (pipeline_stats.cpp). Where it says how a kernel is built, not how it runs.
 void printPipelineStats(Device* d, VkPipeline pipeline, const char* what, const char* variant);
-// Turns the statistics on when the env asks and the device can: enables
-// VK_KHR_pipeline_executable_properties on `enable` (features.cpp's chain).
-void enablePipelineStats(Device* d, const std::vector<VkExtensionProperties>& exts, FeatureChain* enable);
+// Turns the statistics on when the env asks and the device can (`offered`:
+// it lists VK_KHR_pipeline_executable_properties): enables the extension on
+// `enable` (features.cpp's chain).
+void enablePipelineStats(Device* d, bool offered, FeatureChain* enable);
 
 }  // namespace vk
 }  // namespace mgrt

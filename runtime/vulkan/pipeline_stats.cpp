@@ -39,12 +39,9 @@ std::string statValue(const VkPipelineExecutableStatisticKHR& s) {
 
 }  // namespace
 
-void enablePipelineStats(Device* d, const std::vector<VkExtensionProperties>& exts, FeatureChain* enable) {
+void enablePipelineStats(Device* d, bool offered, FeatureChain* enable) {
   const char* env = std::getenv("MGRT_PIPELINE_STATS");
   if (!env || std::strcmp(env, "1") != 0) return;
-  bool offered = false;
-  for (const VkExtensionProperties& e : exts)
-    offered |= std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0;
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR has{};
   has.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
   if (offered) {
